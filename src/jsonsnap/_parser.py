@@ -1,0 +1,739 @@
+"""The incremental parser: one grammar, one state machine, for live snapshots and the final value.
+
+Design
+======
+
+A :class:`Parser` is a pushdown automaton whose whole state lives in a few attributes, so that
+parsing can stop after any character and resume when the next fragment arrives:
+
+``_state``
+    what the grammar expects next (one of the ``_VALUE`` ... ``_DONE`` constants below);
+``_stack``
+    the open containers, innermost last. They are the very ``list``/``dict`` objects of the
+    value being built, already linked into their parent: the snapshot *is* the root object, and
+    it grows in place. No recursion anywhere, so depth is limited only by memory (or
+    ``max_depth``);
+``_keys``
+    for each open container, the key of the member being read (``None`` for arrays);
+``_str``
+    the string being read (a value or a key). A visible string value is also linked into its
+    parent; to append without copying, the parent's reference is dropped for the duration of
+    ``s += text`` so CPython can resize the string in place (it does when it holds the only
+    reference);
+``_tail``
+    the only input kept between calls: the unconsumed end of the last fragment, which is always
+    the beginning of one token that cannot be decided yet: a number (``12`` may become
+    ``123``), a literal (``fal``), an escape (``\\u00``) or a high-surrogate escape waiting to see
+    whether a low one follows. It is a few characters long (except for absurdly long numbers).
+
+``feed()`` prepends the tail to the fragment and runs :meth:`Parser._run` over it, which walks
+positions, never slices, and hands long runs to compiled regexes: whitespace, the body of a
+string (plain characters and complete escapes at once, decoded by the standard library's C
+string scanner), and numbers. Python code runs only at token boundaries.
+
+Invariants
+==========
+
+1. Everything before ``_tail`` has been consumed exactly once; ``_offset`` is the absolute
+   position of ``_tail[0]`` in the stream, and ``_lines``/``_line_start`` count the ``\\n``
+   consumed so far, so errors carry absolute positions without keeping the text.
+2. A value is linked into the tree only when the snapshot rules allow it to be shown, and then
+   it is never unlinked (the ``partial_numbers`` and ``partial_literals`` options add one
+   *provisional* value at the end of a ``feed()``, which the next call takes back first).
+3. An error is raised at the first character no continuation could accept, before anything
+   at or after it touches the tree; the parser then keeps raising it, and the tree stays as
+   it was: the snapshot of the text before the offending character.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from collections.abc import Callable
+from json.decoder import scanstring as _scanstring  # type: ignore[attr-defined]
+from typing import Any, Final
+
+from ._errors import JSONDecodeError
+
+__all__ = ["Parser", "loads", "parse_partial"]
+
+# What the grammar expects next.
+_VALUE: Final = 0  # a value: at the top, after ':' and after ',' in an array
+_ARRAY_START: Final = 1  # a value or ']' (just after '[')
+_OBJECT_START: Final = 2  # a key or '}' (just after '{')
+_KEY: Final = 3  # a key (after ',' in an object)
+_COLON: Final = 4  # ':' after a key
+_AFTER: Final = 5  # ',' or the closing bracket, after a member
+_STRING: Final = 6  # inside a string (a key when _in_key)
+_DONE: Final = 7  # the top-level value is complete: only whitespace may follow
+
+_NOTHING: Any = object()  # the root before anything can be shown
+
+_WS = " \t\n\r"
+_WS_RE: Final = re.compile(r"[ \t\n\r]*")
+# The longest prefix of a number: a '.' and an exponent are only allowed after a digit, so the
+# match stops at the first character that cannot continue the number.
+_NUMBER_RE: Final = re.compile(
+    r"-?(?:0|[1-9][0-9]*)?(?:(?<=[0-9])\.[0-9]*)?(?:(?<=[0-9])[eE][-+]?[0-9]*)?"
+)
+# String content without escapes, and content made of plain runs and complete escapes.
+_PLAIN_RE: Final = re.compile(r'[^"\\\x00-\x1f]*')
+_RUN_RE: Final = re.compile(r'(?:[^"\\\x00-\x1f]+|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*')
+_HEX: Final = frozenset("0123456789abcdefABCDEF")
+# Character classes of a low-surrogate escape, \uDC00 to \uDFFF, position by position.
+_LOW_SURROGATE: Final = ("\\", "u", "dD", "cdefCDEF", _HEX, _HEX)
+_SIMPLE_ESCAPES: Final = dict(zip('"\\/bfnrt', '"\\/\b\f\n\r\t', strict=True))
+_DIGITS: Final = "0123456789"
+# What may end a number inside an object (False) or an array (True).
+_ENDS: Final = (",}", ",]")
+
+# Messages, worded as the standard library words them where it has the same error.
+_EXPECTING_VALUE: Final = "Expecting value"
+_EXPECTING_COMMA: Final = "Expecting ',' delimiter"
+_EXPECTING_COLON: Final = "Expecting ':' delimiter"
+_EXPECTING_KEY: Final = "Expecting property name enclosed in double quotes"
+_EXTRA_DATA: Final = "Extra data"
+
+_INCOMPLETE_MESSAGES: Final = {
+    _VALUE: _EXPECTING_VALUE,
+    _ARRAY_START: _EXPECTING_VALUE,
+    _OBJECT_START: _EXPECTING_KEY,
+    _KEY: _EXPECTING_KEY,
+    _COLON: _EXPECTING_COLON,
+    _AFTER: _EXPECTING_COMMA,
+    _STRING: "Unterminated string",
+}
+
+
+def _high_surrogate_ends(buf: str, start: int, stop: int) -> bool:
+    """Whether ``buf[start:stop]``, string content that starts at a token boundary, ends with a
+    ``\\uD800``-``\\uDBFF`` escape (and not with an escaped backslash followed by ``uD8..``)."""
+    k = stop - 6
+    if k < start or buf[k] != "\\" or buf[k + 3] not in "89abAB" or buf[k + 2] not in "dD":
+        return False
+    slashes = 0
+    while k > start and buf[k - 1] == "\\":
+        slashes += 1
+        k -= 1
+    return slashes % 2 == 0
+
+
+def _copy_tree(value: Any) -> Any:
+    """An independent copy of the lists and dicts in ``value``, without recursion."""
+    kind = type(value)
+    if kind is not list and kind is not dict:
+        return value
+    root: Any = kind()
+    todo: list[tuple[Any, Any]] = [(value, root)]
+    while todo:
+        src, dst = todo.pop()
+        if type(src) is list:
+            dst.extend(src)
+            items: Any = enumerate(src)
+        else:
+            dst.update(src)
+            items = src.items()
+        for key, item in items:
+            kind = type(item)
+            if kind is list or kind is dict:
+                child: Any = kind()
+                dst[key] = child
+                todo.append((item, child))
+    return root
+
+
+class Parser:
+    """Parse one JSON document fed in fragments; show its value while it grows.
+
+    ``feed()`` costs time proportional to the fragment; :meth:`snapshot` costs nothing (it is the
+    value being built); :meth:`close` returns the final value, identical to ``json.loads`` of the
+    whole text, without parsing anything again. See the module documentation of
+    ``jsonsnap`` for the snapshot rules and the options.
+    """
+
+    __slots__ = (
+        "_allow_nan",
+        "_closed",
+        "_decoder",
+        "_error",
+        "_in_key",
+        "_keys",
+        "_line_start",
+        "_lines",
+        "_max_depth",
+        "_object_hook",
+        "_offset",
+        "_pairs",
+        "_pairs_hook",
+        "_parse_constant",
+        "_parse_float",
+        "_parse_int",
+        "_partial_literals",
+        "_partial_numbers",
+        "_partial_strings",
+        "_provisional",
+        "_root",
+        "_stack",
+        "_state",
+        "_str",
+        "_tail",
+    )
+
+    def __init__(
+        self,
+        *,
+        partial_strings: bool = True,
+        partial_numbers: bool = False,
+        partial_literals: bool = False,
+        allow_nan: bool = False,
+        parse_float: Callable[[str], Any] | None = None,
+        parse_int: Callable[[str], Any] | None = None,
+        parse_constant: Callable[[str], Any] | None = None,
+        object_hook: Callable[[dict[str, Any]], Any] | None = None,
+        object_pairs_hook: Callable[[list[tuple[str, Any]]], Any] | None = None,
+        max_depth: int | None = None,
+    ) -> None:
+        if max_depth is not None and max_depth < 0:
+            raise ValueError("max_depth must be None or a non-negative integer")
+        self._partial_strings = partial_strings
+        self._partial_numbers = partial_numbers
+        self._partial_literals = partial_literals
+        self._allow_nan = allow_nan
+        self._parse_float = parse_float
+        self._parse_int = parse_int
+        self._parse_constant = parse_constant
+        self._object_hook = object_hook
+        self._pairs_hook = object_pairs_hook
+        self._max_depth = max_depth
+
+        self._state = _VALUE
+        self._stack: list[Any] = []
+        self._keys: list[str | None] = []
+        # One list of (key, value) pairs per open object, kept only for object_pairs_hook.
+        self._pairs: list[list[tuple[str, Any]]] | None = [] if object_pairs_hook else None
+        self._root: Any = _NOTHING
+        self._str = ""
+        self._in_key = False
+        self._tail = ""
+        self._offset = 0
+        self._lines = 0
+        self._line_start = 0
+        # (container or None for the root, key or None, previous value or _NOTHING)
+        self._provisional: tuple[Any, Any, Any] | None = None
+        self._decoder: codecs.IncrementalDecoder | None = None
+        self._error: JSONDecodeError | None = None
+        self._closed = False
+
+    # ------------------------------------------------------------------ public API
+
+    def feed(self, data: str | bytes | bytearray | memoryview) -> None:
+        """Parse the next fragment of the document.
+
+        ``data`` is text, or UTF-8 bytes (a character may be split across fragments). Raises
+        :class:`JSONDecodeError` at the first character that no continuation could make valid;
+        after that every call raises it again.
+        """
+        if self._error is not None:
+            raise self._reraise()
+        if self._closed:
+            raise ValueError("feed() called after close()")
+        if isinstance(data, str):
+            if self._decoder is not None:
+                self._flush_decoder()
+            text = data
+        elif isinstance(data, (bytes, bytearray, memoryview)):
+            text = self._decode(bytes(data) if not isinstance(data, bytes) else data, final=False)
+        else:
+            raise TypeError(f"feed() takes str or bytes, not {type(data).__name__}")
+        if text:
+            self._parse(text, final=False)
+
+    def snapshot(self, default: Any = None, *, copy: bool = False) -> Any:
+        """The value so far, following the snapshot rules; ``default`` while nothing shows.
+
+        The result is the live value being built: later fragments grow its lists and dicts in
+        place. Treat it as read-only; pass ``copy=True`` for an independent copy.
+        """
+        root = self._root
+        if root is _NOTHING:
+            return default
+        return _copy_tree(root) if copy else root
+
+    def close(self) -> Any:
+        """End the document and return its final value (strict RFC 8259).
+
+        Raises :class:`JSONDecodeError` if the document is invalid, or incomplete
+        (``err.incomplete`` is then true). Calling it again returns the same value.
+        """
+        if self._error is not None:
+            raise self._reraise()
+        if not self._closed:
+            if self._decoder is not None:
+                self._flush_decoder()
+            self._parse("", final=True)
+            self._closed = True
+        return self._root
+
+    @property
+    def done(self) -> bool:
+        """Whether the top-level value is complete (only whitespace may follow)."""
+        return self._state == _DONE and not self._tail
+
+    @property
+    def error(self) -> JSONDecodeError | None:
+        """The error the parser failed with, or ``None``."""
+        return self._error
+
+    @property
+    def position(self) -> int:
+        """How many characters have been fed (the absolute offset of the next one)."""
+        return self._offset + len(self._tail)
+
+    # ------------------------------------------------------------------ input decoding
+
+    def _decode(self, data: bytes, final: bool) -> str:
+        decoder = self._decoder
+        if decoder is None:
+            decoder = self._decoder = codecs.getincrementaldecoder("utf-8")("strict")
+        try:
+            return decoder.decode(data, final)
+        except UnicodeDecodeError as exc:
+            # Parse what decoded before the bad bytes: a JSON error there comes first.
+            good = exc.object[: exc.start].decode("utf-8")
+            self._decoder = None
+            if good:
+                self._parse(good, final=False)
+            buf = self._tail
+            raise self._fail(
+                f"Invalid UTF-8 ({exc.reason})",
+                buf,
+                len(buf),
+                incomplete=exc.end >= len(exc.object) and final,
+            ) from None
+
+    def _flush_decoder(self) -> None:
+        text = self._decode(b"", final=True)
+        self._decoder = None
+        if text:  # pragma: no cover - a strict UTF-8 decoder holds back only incomplete sequences
+            self._parse(text, final=False)
+
+    # ------------------------------------------------------------------ errors
+
+    def _fail(self, msg: str, buf: str, index: int, *, incomplete: bool = False) -> JSONDecodeError:
+        """Record and return the error at ``buf[index]`` (``buf`` starts at ``_offset``)."""
+        pos = self._offset + index
+        newlines = buf.count("\n", 0, index)
+        lineno = self._lines + newlines + 1
+        colno = index - buf.rfind("\n", 0, index) if newlines else pos - self._line_start + 1
+        err = JSONDecodeError(
+            msg,
+            buf,
+            pos,
+            lineno=lineno,
+            colno=colno,
+            doc_offset=self._offset,
+            incomplete=incomplete,
+        )
+        self._error = err
+        return err
+
+    def _reraise(self) -> JSONDecodeError:
+        err = self._error
+        assert err is not None
+        return JSONDecodeError(
+            err.msg,
+            err.doc,
+            err.pos,
+            lineno=err.lineno,
+            colno=err.colno,
+            doc_offset=err.doc_offset,
+            incomplete=err.incomplete,
+        )
+
+    # ------------------------------------------------------------------ building the value
+
+    def _attach(self, value: Any) -> None:
+        """Link a new value into the member slot being read (or make it the root)."""
+        stack = self._stack
+        if not stack:
+            self._root = value
+        elif type(top := stack[-1]) is list:
+            top.append(value)
+        else:
+            top[self._keys[-1]] = value
+
+    def _complete(self, value: Any) -> None:
+        """A member's value is final: record it for ``object_pairs_hook``."""
+        stack = self._stack
+        if stack and type(stack[-1]) is dict:
+            self._pairs[-1].append((self._keys[-1], value))  # type: ignore[index, arg-type]
+
+    def _append_str(self, text: str) -> None:
+        """Append decoded text to the string being read, in place when CPython can."""
+        s = self._str
+        self._str = ""
+        if self._in_key or not self._partial_strings:
+            s += text
+        elif not (stack := self._stack):
+            self._root = None
+            s += text
+            self._root = s
+        elif type(top := stack[-1]) is list:
+            top[-1] = None
+            s += text
+            top[-1] = s
+        else:
+            key = self._keys[-1]
+            top[key] = None
+            s += text
+            top[key] = s
+        self._str = s
+
+    def _end_string(self) -> int:
+        """The closing quote was read: finish a key or a string value; return the next state."""
+        s = self._str
+        self._str = ""
+        if self._in_key:
+            self._in_key = False
+            self._keys[-1] = s
+            return _COLON
+        if not self._partial_strings:
+            self._attach(s)
+        if self._pairs is not None:
+            self._complete(s)
+        return _AFTER if self._stack else _DONE
+
+    def _open(self, container: Any, buf: str, index: int) -> None:
+        if self._max_depth is not None and len(self._stack) >= self._max_depth:
+            raise self._fail(f"Maximum nesting depth of {self._max_depth} exceeded", buf, index)
+        self._attach(container)
+        self._stack.append(container)
+        self._keys.append(None)
+        if self._pairs is not None:
+            self._pairs.append([])
+
+    def _close(self) -> int:
+        """Pop the innermost container, apply the object hooks; return the next state."""
+        stack = self._stack
+        value = stack.pop()
+        self._keys.pop()
+        pairs = self._pairs
+        if pairs is not None:
+            members = pairs.pop()
+            if type(value) is dict:
+                value = self._pairs_hook(members)  # type: ignore[misc]
+                self._relink(value)
+        elif self._object_hook is not None and type(value) is dict:
+            value = self._object_hook(value)
+            self._relink(value)
+        if pairs is not None:
+            self._complete(value)
+        return _AFTER if stack else _DONE
+
+    def _relink(self, value: Any) -> None:
+        """Replace the value just closed by what a hook made of it."""
+        stack = self._stack
+        if not stack:
+            self._root = value
+        elif type(top := stack[-1]) is list:
+            top[-1] = value
+        else:
+            top[self._keys[-1]] = value
+
+    def _number(self, text: str, buf: str, index: int) -> Any:
+        if "." in text or "e" in text or "E" in text:
+            return float(text) if self._parse_float is None else self._parse_float(text)
+        if self._parse_int is not None:
+            return self._parse_int(text)
+        try:
+            return int(text)
+        except ValueError:  # more digits than sys.get_int_max_str_digits() allows
+            raise self._fail("Number too large to convert to int", buf, index) from None
+
+    def _constant(self, name: str) -> Any:
+        if name[0] in "tfn":
+            return True if name == "true" else False if name == "false" else None
+        if self._parse_constant is not None:
+            return self._parse_constant(name)
+        return float(name.lower().replace("infinity", "inf"))
+
+    def _set_provisional(self, value: Any) -> None:
+        stack = self._stack
+        if not stack:
+            self._provisional = (None, None, self._root)
+        elif type(top := stack[-1]) is list:
+            self._provisional = (top, None, _NOTHING)
+        else:
+            key = self._keys[-1]
+            self._provisional = (top, key, top.get(key, _NOTHING))
+        self._attach(value)
+
+    def _take_back_provisional(self) -> None:
+        container, key, previous = self._provisional  # type: ignore[misc]
+        self._provisional = None
+        if container is None:
+            self._root = previous
+        elif type(container) is list:
+            container.pop()
+        elif previous is _NOTHING:
+            del container[key]
+        else:
+            container[key] = previous
+
+    # ------------------------------------------------------------------ the automaton
+
+    def _parse(self, text: str, final: bool) -> None:
+        if self._provisional is not None:
+            self._take_back_provisional()
+        buf = self._tail + text if self._tail else text
+        try:
+            cut = self._run(buf, final)
+        except JSONDecodeError:
+            self._tail = ""
+            raise
+        except BaseException as exc:
+            # An exception from a hook (or KeyboardInterrupt) left the state half updated.
+            self._fail(f"Parsing stopped by {type(exc).__name__}", buf, 0)
+            raise
+        consumed = cut
+        newlines = buf.count("\n", 0, consumed)
+        if newlines:
+            self._lines += newlines
+            self._line_start = self._offset + buf.rindex("\n", 0, consumed) + 1
+        self._offset += consumed
+        self._tail = buf[consumed:]
+
+    def _run(self, buf: str, final: bool) -> int:
+        """Consume ``buf`` from the start; return where the undecided tail begins."""
+        pos = 0
+        end = len(buf)
+        state = self._state
+        stack = self._stack
+        try:
+            while pos < end:
+                if state == _STRING:
+                    pos, closed = self._scan_string(buf, pos, end)
+                    if closed:
+                        state = self._end_string()
+                    elif pos < end:  # an escape that the rest of the input will decide
+                        if final:
+                            break
+                        return pos
+                    continue
+
+                c = buf[pos]
+                if c in _WS:
+                    pos = _WS_RE.match(buf, pos).end()  # type: ignore[union-attr]
+                    continue
+
+                if state == _AFTER:
+                    if c == ",":
+                        state = _VALUE if type(stack[-1]) is list else _KEY
+                    elif c == ("]" if type(stack[-1]) is list else "}"):
+                        state = self._close()
+                    else:
+                        raise self._fail(_EXPECTING_COMMA, buf, pos)
+                    pos += 1
+                    continue
+
+                if state in (_VALUE, _ARRAY_START):
+                    if c == '"':
+                        self._str = ""
+                        self._in_key = False
+                        if self._partial_strings:
+                            self._attach("")
+                        state = _STRING
+                        pos += 1
+                    elif c == "{":
+                        self._open({}, buf, pos)
+                        state = _OBJECT_START
+                        pos += 1
+                    elif c == "[":
+                        self._open([], buf, pos)
+                        state = _ARRAY_START
+                        pos += 1
+                    elif c == "]" and state == _ARRAY_START:
+                        state = self._close()
+                        pos += 1
+                    elif c in _DIGITS or c == "-":
+                        j = _NUMBER_RE.match(buf, pos).end()  # type: ignore[union-attr]
+                        if j == end and not final:
+                            if self._partial_numbers and buf[j - 1] in _DIGITS:
+                                self._set_provisional(self._number(buf[pos:j], buf, pos))
+                            return pos
+                        if buf[j - 1] not in _DIGITS:
+                            if self._allow_nan and j == pos + 1 and j < end and buf[j] == "I":
+                                j = self._literal(buf, pos, end, final)
+                                if j < 0:
+                                    return pos
+                                pos = j
+                                state = _AFTER if stack else _DONE
+                                continue
+                            if j == end:
+                                raise self._fail(_EXPECTING_VALUE, buf, end, incomplete=True)
+                            raise self._fail(
+                                _EXPECTING_VALUE if j == pos + 1 else "Invalid number", buf, j
+                            )
+                        value = self._number(buf[pos:j], buf, pos)
+                        # Show the number only if what follows ends it; otherwise the next
+                        # state reports the error and the number stays unshown.
+                        if (
+                            j == end
+                            or buf[j] in _WS
+                            or (stack and buf[j] in _ENDS[type(stack[-1]) is list])
+                        ):
+                            self._attach(value)
+                            if self._pairs is not None:
+                                self._complete(value)
+                        state = _AFTER if stack else _DONE
+                        pos = j
+                    else:
+                        j = self._literal(buf, pos, end, final)
+                        if j < 0:
+                            return pos
+                        pos = j
+                        state = _AFTER if stack else _DONE
+                    continue
+
+                if state in (_OBJECT_START, _KEY):
+                    if c == '"':
+                        self._str = ""
+                        self._in_key = True
+                        state = _STRING
+                    elif c == "}" and state == _OBJECT_START:
+                        state = self._close()
+                    else:
+                        raise self._fail(_EXPECTING_KEY, buf, pos)
+                    pos += 1
+                    continue
+
+                if state == _COLON:
+                    if c != ":":
+                        raise self._fail(_EXPECTING_COLON, buf, pos)
+                    state = _VALUE
+                    pos += 1
+                    continue
+
+                raise self._fail(_EXTRA_DATA, buf, pos)  # _DONE
+
+            if final and (state != _DONE or pos < end):
+                raise self._fail(_INCOMPLETE_MESSAGES[state], buf, end, incomplete=True)
+            return end
+        finally:
+            self._state = state
+
+    def _literal(self, buf: str, pos: int, end: int, final: bool) -> int:
+        """Read ``true``, ``false``, ``null`` (or the NaN family) at ``pos``; return the position
+        after it, or -1 when the input ends inside it."""
+        c = buf[pos]
+        if c == "t":
+            name = "true"
+        elif c == "f":
+            name = "false"
+        elif c == "n":
+            name = "null"
+        elif self._allow_nan and c == "N":
+            name = "NaN"
+        elif self._allow_nan and c == "I":
+            name = "Infinity"
+        elif self._allow_nan and c == "-":
+            name = "-Infinity"
+        else:
+            raise self._fail(_EXPECTING_VALUE, buf, pos)
+        stop = pos + len(name)
+        if buf.startswith(name, pos):
+            value = self._constant(name)
+            self._attach(value)
+            if self._pairs is not None:
+                self._complete(value)
+            return stop
+        for i in range(pos + 1, min(stop, end)):
+            if buf[i] != name[i - pos]:
+                raise self._fail(_EXPECTING_VALUE, buf, i)
+        if final:
+            raise self._fail(_EXPECTING_VALUE, buf, end, incomplete=True)
+        if self._partial_literals:
+            self._set_provisional(self._constant(name))
+        return -1
+
+    def _scan_string(self, buf: str, pos: int, end: int) -> tuple[int, bool]:
+        """Read string content from ``pos``; return ``(position, closed)``.
+
+        When not closed and the position is before ``end``, it is at an escape the rest of the
+        input must decide (incomplete, or a high surrogate that may get its low half).
+        """
+        while True:
+            j = _PLAIN_RE.match(buf, pos).end()  # type: ignore[union-attr]
+            escaped = j < end and buf[j] == "\\"
+            if escaped:
+                j = _RUN_RE.match(buf, j).end()  # type: ignore[union-attr]
+                # A high surrogate at the end of the run may pair with what comes next.
+                if (j == end or buf[j] == "\\") and _high_surrogate_ends(buf, pos, j):
+                    j -= 6
+            if j > pos:
+                chunk = buf[pos:j]
+                if escaped:
+                    chunk = _scanstring(chunk + '"', 0, True)[0]
+                self._append_str(chunk)
+                pos = j
+            if pos == end:
+                return pos, False
+            c = buf[pos]
+            if c == '"':
+                return pos + 1, True
+            if c != "\\":
+                raise self._fail("Invalid control character at", buf, pos)
+            j = self._escape(buf, pos, end)
+            if j < 0:
+                return pos, False
+            pos = j
+
+    def _escape(self, buf: str, pos: int, end: int) -> int:
+        """Decode the one escape at ``pos`` that a run could not take; return the position after
+        it, or -1 if the input ends before it can be decided."""
+        if pos + 1 == end:
+            return -1
+        kind = buf[pos + 1]
+        if kind in _SIMPLE_ESCAPES:
+            self._append_str(_SIMPLE_ESCAPES[kind])
+            return pos + 2
+        if kind != "u":
+            raise self._fail("Invalid \\escape", buf, pos + 1)
+        stop = pos + 6
+        for i in range(pos + 2, min(stop, end)):
+            if buf[i] not in _HEX:
+                raise self._fail("Invalid \\uXXXX escape", buf, i)
+        if stop > end:
+            return -1
+        code = int(buf[pos + 2 : stop], 16)
+        if 0xD800 <= code <= 0xDBFF:
+            low_end = min(stop + 6, end)
+            for i in range(stop, low_end):
+                if buf[i] not in _LOW_SURROGATE[i - stop]:
+                    break  # what follows cannot pair: a lone high surrogate, as json keeps it
+            else:
+                if low_end < stop + 6:
+                    return -1
+                low = int(buf[stop + 2 : stop + 6], 16)
+                self._append_str(chr(0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)))
+                return stop + 6
+        self._append_str(chr(code))
+        return stop
+
+
+def parse_partial(text: str | bytes, default: Any = None, **options: Any) -> Any:
+    """The best-effort value of a prefix of a JSON document, by the snapshot rules.
+
+    Equivalent to ``Parser(**options)``, ``feed(text)``, ``snapshot(default)``; raises
+    :class:`JSONDecodeError` if ``text`` cannot begin any valid document.
+    """
+    parser = Parser(**options)
+    parser.feed(text)
+    return parser.snapshot(default)
+
+
+def loads(text: str | bytes, **options: Any) -> Any:
+    """Parse a complete JSON document strictly: a :class:`Parser` fed once and closed."""
+    parser = Parser(**options)
+    parser.feed(text)
+    return parser.close()
