@@ -638,6 +638,8 @@ class Parser:
             name = "Infinity"
         elif self._allow_nan and c == "-":
             name = "-Infinity"
+        elif c == "\ufeff":
+            raise self._fail("Unexpected byte order mark (U+FEFF)", buf, pos)
         else:
             raise self._fail(_EXPECTING_VALUE, buf, pos)
         stop = pos + len(name)
