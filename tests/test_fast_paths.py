@@ -1,8 +1,10 @@
-"""The string fast path (runs of plain text and complete escapes, decoded by the standard
-library's C scanner) against the general path (one escape at a time in Python).
+"""The string fast paths against the general path.
 
-Replacing the run regex with one that matches nothing sends every escape through the general
-path; both must give the same snapshots, final values and errors.
+Three ways decode string content: the general path (one escape at a time in Python), runs of
+plain text and complete escapes (a regex, then the standard library's C scanner), and long
+content (the C scanner on the whole string, or on windows cut at escape boundaries). Module
+constants switch each off or force it on; every configuration must give the same snapshots,
+final values and errors.
 """
 
 from __future__ import annotations
@@ -58,7 +60,7 @@ def _run(text: str, cuts: list[int]) -> tuple[list[object], object]:
         return shots, ("error", err.pos, err.msg, err.incomplete)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(
     bodies=st.lists(_BODIES, min_size=1, max_size=3),
     tail=st.sampled_from(["", '"', "x", r"\q", "\x01", r"\u12g4"]),
@@ -75,7 +77,13 @@ def test_general_path_agrees_with_fast_path(
     fast = _run(text, cuts)
     with pytest.MonkeyPatch.context() as m:
         m.setattr(_parser, "_RUN_RE", re.compile(""))
+        m.setattr(_parser, "_LONG_STRING", 10**9)
         general = _run(text, cuts)
     assert repr(fast) == repr(general)
+    for window in (1, 2, 7, 64):
+        with pytest.MonkeyPatch.context() as m:
+            m.setattr(_parser, "_LONG_STRING", 0)
+            m.setattr(_parser, "_WINDOW", window)
+            assert repr(_run(text, cuts)) == repr(general), window
     if not tail:
         assert repr(fast[1]) == repr(json.loads(text))

@@ -48,14 +48,18 @@ Invariants
 from __future__ import annotations
 
 import codecs
+import json.decoder
 import re
 from collections.abc import Callable
-from json.decoder import scanstring as _scanstring  # type: ignore[attr-defined]
 from typing import Any, Final
 
 from ._errors import JSONDecodeError
 
 __all__ = ["Parser", "loads", "parse_partial"]
+
+# The standard library's string decoder (C when available): content after an opening quote
+# up to the closing one -> (decoded text, position after the quote).
+_scanstring: Callable[[str, int, bool], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
 
 # What the grammar expects next.
 _VALUE: Final = 0  # a value: at the top, after ':' and after ',' in an array
@@ -79,6 +83,10 @@ _NUMBER_RE: Final = re.compile(
 # String content without escapes, and content made of plain runs and complete escapes.
 _PLAIN_RE: Final = re.compile(r'[^"\\\x00-\x1f]*')
 _RUN_RE: Final = re.compile(r'(?:[^"\\\x00-\x1f]+|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*')
+# String content with escapes longer than this in one buffer goes to the C scanner in windows
+# that start this wide and double (see Parser._decode_long).
+_LONG_STRING: Final = 512
+_WINDOW: Final = 1024
 _HEX: Final = frozenset("0123456789abcdefABCDEF")
 # Character classes of a low-surrogate escape, \uDC00 to \uDFFF, position by position.
 _LOW_SURROGATE: Final = ("\\", "u", "dD", "cdefCDEF", _HEX, _HEX)
@@ -116,6 +124,24 @@ def _high_surrogate_ends(buf: str, start: int, stop: int) -> bool:
         slashes += 1
         k -= 1
     return slashes % 2 == 0
+
+
+def _escape_boundary(buf: str, start: int, stop: int) -> int:
+    """The last position in string content ``buf[start:stop]`` (which begins at a token
+    boundary) up to which every escape is complete and decided.
+
+    Escapes are at most 6 characters long (a surrogate pair, 12), so only the last 12 characters
+    can hold an unfinished one: cut at the last backslash run there, or before a high surrogate
+    escape that the text after the cut could still pair with.
+    """
+    cut = buf.rfind("\\", max(start, stop - 12), stop)
+    if cut < 0:
+        return stop
+    while cut > start and buf[cut - 1] == "\\":
+        cut -= 1
+    if _high_surrogate_ends(buf, start, cut):
+        cut -= 6
+    return cut
 
 
 def _copy_tree(value: Any) -> Any:
@@ -172,6 +198,7 @@ class Parser:
         "_partial_numbers",
         "_partial_strings",
         "_provisional",
+        "_quote_hint",
         "_root",
         "_stack",
         "_state",
@@ -220,6 +247,7 @@ class Parser:
         self._line_start = 0
         # (container or None for the root, key or None, previous value or _NOTHING)
         self._provisional: tuple[Any, Any, Any] | None = None
+        self._quote_hint: tuple[str, int] | None = None
         self._decoder: codecs.IncrementalDecoder | None = None
         self._error: JSONDecodeError | None = None
         self._closed = False
@@ -495,6 +523,7 @@ class Parser:
             # An exception from a hook (or KeyboardInterrupt) left the state half updated.
             self._fail(f"Parsing stopped by {type(exc).__name__}", buf, 0)
             raise
+        self._quote_hint = None
         consumed = cut
         newlines = buf.count("\n", 0, consumed)
         if newlines:
@@ -668,6 +697,11 @@ class Parser:
             j = _PLAIN_RE.match(buf, pos).end()  # type: ignore[union-attr]
             escaped = j < end and buf[j] == "\\"
             if escaped:
+                if end - j > _LONG_STRING:
+                    j = self._decode_long(buf, pos, end)
+                    if j > pos:
+                        pos = j
+                        continue
                 j = _RUN_RE.match(buf, j).end()  # type: ignore[union-attr]
                 # A high surrogate at the end of the run may pair with what comes next.
                 if (j == end or buf[j] == "\\") and _high_surrogate_ends(buf, pos, j):
@@ -689,6 +723,49 @@ class Parser:
             if j < 0:
                 return pos, False
             pos = j
+
+    def _closes_in(self, buf: str, pos: int) -> bool:
+        """Whether the string read from ``pos`` surely closes in ``buf``: true when the last
+        ``"`` of ``buf`` is at or after ``pos`` and not escaped. (One scan per buffer.)"""
+        hint = self._quote_hint
+        if hint is None or hint[0] is not buf:
+            quote = k = buf.rfind('"')
+            while k > 0 and buf[k - 1] == "\\":
+                k -= 1
+            hint = self._quote_hint = (buf, quote if (quote - k) % 2 == 0 else -1)
+        return hint[1] >= pos
+
+    def _decode_long(self, buf: str, pos: int, end: int) -> int:
+        """Fast path for a long stretch of string content with escapes (a one-shot parse, a
+        large fragment): the standard library's C scanner decodes it in windows of doubling
+        width, each cut at an escape boundary. Returns the position reached: the closing quote,
+        or an escape the rest must decide, or (for invalid text, left to the general path to
+        report exactly) a position before the problem."""
+        if self._closes_in(buf, pos):
+            # Some quote after ``pos`` is not escaped: the string closes in ``buf``.
+            try:
+                text, after = _scanstring(buf, pos, True)
+            except ValueError:
+                return pos
+            self._append_str(text)
+            return after - 1
+        width = _WINDOW
+        while True:
+            stop = min(end, pos + width)
+            cut = _escape_boundary(buf, pos, stop)
+            if cut <= pos:
+                return pos
+            try:
+                text, after = _scanstring(buf[pos:cut] + '"', 0, True)
+            except ValueError:
+                return pos
+            self._append_str(text)
+            if after <= cut - pos:  # the string closed inside the window
+                return pos + after - 1
+            pos = cut
+            if stop == end:
+                return pos
+            width *= 2
 
     def _escape(self, buf: str, pos: int, end: int) -> int:
         """Decode the one escape at ``pos`` that a run could not take; return the position after
