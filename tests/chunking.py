@@ -30,7 +30,9 @@ def random_splits(text: T, rng: random.Random, max_piece: int = 16) -> list[T]:
     return pieces
 
 
-def chunkings(text: T, *, seed: int = 0, rounds: int = RANDOM_ROUNDS) -> Iterator[tuple[str, Sequence[T]]]:
+def chunkings(
+    text: T, *, seed: int = 0, rounds: int = RANDOM_ROUNDS
+) -> Iterator[tuple[str, Sequence[T]]]:
     """Yield ``(label, fragments)`` for each way of cutting ``text``; the label names the cut."""
     yield "whole", [text]
     if len(text) > 1:

@@ -61,12 +61,31 @@ class JSONDecodeError(json.JSONDecodeError):
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (
-            self.__class__,
-            (self.msg, self.doc, self.pos),
-            {
-                "lineno": self.lineno,
-                "colno": self.colno,
-                "doc_offset": self.doc_offset,
-                "incomplete": self.incomplete,
-            },
+            _rebuild,
+            (
+                type(self),
+                self.msg,
+                self.doc,
+                self.pos,
+                self.lineno,
+                self.colno,
+                self.doc_offset,
+                self.incomplete,
+            ),
         )
+
+
+def _rebuild(
+    cls: type[JSONDecodeError],
+    msg: str,
+    doc: str,
+    pos: int,
+    lineno: int,
+    colno: int,
+    doc_offset: int,
+    incomplete: bool,
+) -> JSONDecodeError:
+    """Unpickle a :class:`JSONDecodeError` (its positions need not be derivable from ``doc``)."""
+    return cls(
+        msg, doc, pos, lineno=lineno, colno=colno, doc_offset=doc_offset, incomplete=incomplete
+    )

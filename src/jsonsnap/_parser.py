@@ -80,6 +80,8 @@ _WS_RE: Final = re.compile(r"[ \t\n\r]*")
 _NUMBER_RE: Final = re.compile(
     r"-?(?:0|[1-9][0-9]*)?(?:(?<=[0-9])\.[0-9]*)?(?:(?<=[0-9])[eE][-+]?[0-9]*)?"
 )
+# The longest prefix of a number's text that is a number itself (for partial_numbers).
+_VALID_NUMBER_RE: Final = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
 # String content without escapes, and content made of plain runs and complete escapes.
 _PLAIN_RE: Final = re.compile(r'[^"\\\x00-\x1f]*')
 _RUN_RE: Final = re.compile(r'(?:[^"\\\x00-\x1f]+|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*')
@@ -587,8 +589,10 @@ class Parser:
                     elif c in _DIGITS or c == "-":
                         j = _NUMBER_RE.match(buf, pos).end()  # type: ignore[union-attr]
                         if j == end and not final:
-                            if self._partial_numbers and buf[j - 1] in _DIGITS:
-                                self._set_provisional(self._number(buf[pos:j], buf, pos))
+                            if self._partial_numbers:
+                                shown = _VALID_NUMBER_RE.match(buf, pos)
+                                if shown:
+                                    self._set_provisional(self._number(shown[0], buf, pos))
                             return pos
                         if buf[j - 1] not in _DIGITS:
                             if self._allow_nan and j == pos + 1 and j < end and buf[j] == "I":
@@ -703,8 +707,9 @@ class Parser:
                         pos = j
                         continue
                 j = _RUN_RE.match(buf, j).end()  # type: ignore[union-attr]
-                # A high surrogate at the end of the run may pair with what comes next.
-                if (j == end or buf[j] == "\\") and _high_surrogate_ends(buf, pos, j):
+                # A high surrogate at the end of the run may pair with what comes next, or be
+                # followed by an error; only a closing quote confirms it here.
+                if (j == end or buf[j] != '"') and _high_surrogate_ends(buf, pos, j):
                     j -= 6
             if j > pos:
                 chunk = buf[pos:j]
@@ -788,8 +793,18 @@ class Parser:
         if 0xD800 <= code <= 0xDBFF:
             low_end = min(stop + 6, end)
             for i in range(stop, low_end):
-                if buf[i] not in _LOW_SURROGATE[i - stop]:
-                    break  # what follows cannot pair: a lone high surrogate, as json keeps it
+                c = buf[i]
+                if c not in _LOW_SURROGATE[i - stop]:
+                    # What follows cannot pair: a lone high surrogate, as json keeps it, unless
+                    # the character that decides it is itself an error.
+                    k = i - stop
+                    if k == 0 and c < " ":
+                        raise self._fail("Invalid control character at", buf, i)
+                    if k == 1 and c not in _SIMPLE_ESCAPES:
+                        raise self._fail("Invalid \\escape", buf, i)
+                    if k > 1 and c not in _HEX:
+                        raise self._fail("Invalid \\uXXXX escape", buf, i)
+                    break
             else:
                 if low_end < stop + 6:
                     return -1
