@@ -8,8 +8,6 @@ splits), and the outcome (value, or error position) must not depend on the chunk
 from __future__ import annotations
 
 import json
-import math
-import reprlib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
@@ -18,6 +16,7 @@ import pytest
 
 import jsonsnap
 from chunking import chunkings
+from values import NOTHING, diff, grows, reject_constant, show
 
 #: A copy of JSONTestSuite's test_parsing corpus, with its licence beside it.
 SUITE: Final = Path(__file__).resolve().parent / "data" / "JSONTestSuite" / "test_parsing"
@@ -69,87 +68,6 @@ IMPLEMENTATION_DEFINED: Final[dict[str, str]] = {
     "i_structure_UTF-8_BOM_empty_object.json": "reject",
 }
 
-_repr = reprlib.Repr()
-_repr.maxstring = 80
-_repr.maxother = 80
-_repr.maxlevel = 5
-
-
-def show(value: object) -> str:
-    return f"{_repr.repr(value)} ({type(value).__name__})"
-
-
-def diff(expected: object, got: object) -> str | None:
-    """First difference between two values: exact types, key order, sign of zero; NaN == NaN.
-
-    Iterative, so arbitrarily deep values compare without RecursionError.
-    """
-    stack: list[tuple[str, object, object]] = [("$", expected, got)]
-    while stack:
-        path, a, b = stack.pop()
-        if type(a) is not type(b):
-            return f"{path}: expected {show(a)}, got {show(b)}"
-        if isinstance(a, list):
-            assert isinstance(b, list)
-            if len(a) != len(b):
-                return f"{path}: expected {show(a)}, got {show(b)}"
-            pairs = enumerate(zip(a, b, strict=True))
-            stack.extend((f"{path}[{i}]", x, y) for i, (x, y) in pairs)
-        elif isinstance(a, dict):
-            assert isinstance(b, dict)
-            if list(a) != list(b):
-                return f"{path}: expected keys {list(a)!r}, got {list(b)!r}"
-            stack.extend((f"{path}[{k!r}]", v, b[k]) for k, v in a.items())
-        elif isinstance(a, float):
-            assert isinstance(b, float)
-            if math.isnan(a) and math.isnan(b):
-                continue
-            if a != b or math.copysign(1.0, a) != math.copysign(1.0, b):
-                return f"{path}: expected {a!r}, got {b!r}"
-        elif a != b:
-            return f"{path}: expected {show(a)}, got {show(b)}"
-    return None
-
-
-class _Nothing:
-    def __repr__(self) -> str:
-        return "NOTHING"
-
-
-NOTHING: Final = _Nothing()
-
-
-def grows(before: object, after: object) -> str | None:
-    """Why ``after`` is not a growth of ``before`` (None when it is): strings only get longer,
-    lists only append or grow their elements, dicts only add keys or grow their values."""
-    stack: list[tuple[str, object, object]] = [("$", before, after)]
-    while stack:
-        path, a, b = stack.pop()
-        if a is NOTHING:
-            continue
-        if type(a) is not type(b):
-            return f"{path}: {show(a)} became {show(b)}"
-        if isinstance(a, str):
-            assert isinstance(b, str)
-            if not b.startswith(a):
-                return f"{path}: {a!r} became {b!r}"
-        elif isinstance(a, list):
-            assert isinstance(b, list)
-            if len(b) < len(a):
-                return f"{path}: {show(a)} shrank to {show(b)}"
-            pairs = enumerate(zip(a, b, strict=False))
-            stack.extend((f"{path}[{i}]", x, y) for i, (x, y) in pairs)
-        elif isinstance(a, dict):
-            assert isinstance(b, dict)
-            if list(b)[: len(a)] != list(a):
-                return f"{path}: keys {list(a)!r} became {list(b)!r}"
-            stack.extend((f"{path}[{k!r}]", v, b[k]) for k, v in a.items())
-        else:
-            problem = diff(a, b)
-            if problem is not None:
-                return f"{path}: changed: {problem}"
-    return None
-
 
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     if len({key for key, _ in pairs}) != len(pairs):
@@ -157,13 +75,9 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return dict(pairs)
 
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"the oracle rejects {name}")
-
-
 def oracle(data: bytes) -> Any:
     """json.loads as the reference: strict UTF-8, NaN and Infinity rejected."""
-    return json.loads(data.decode("utf-8"), parse_constant=_reject_constant)
+    return json.loads(data.decode("utf-8"), parse_constant=reject_constant)
 
 
 def outcome(fragments: Sequence[bytes]) -> tuple[str, Any]:

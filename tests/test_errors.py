@@ -3,65 +3,16 @@
 from __future__ import annotations
 
 import json
-import math
 import pickle
-import reprlib
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any
 
 import pytest
 
 import jsonsnap
 from chunking import chunkings
-
-
-class _Nothing:
-    """The ``default`` handed to ``snapshot()``: "nothing displayable yet"."""
-
-    def __repr__(self) -> str:
-        return "NOTHING"
-
-
-NOTHING: Final = _Nothing()
-
-_repr = reprlib.Repr()
-_repr.maxstring = 80
-_repr.maxother = 80
-_repr.maxlevel = 5
-
-
-def show(value: object) -> str:
-    return f"{_repr.repr(value)} ({type(value).__name__})"
-
-
-def diff(expected: object, got: object) -> str | None:
-    """First difference between two values: exact types, key order, sign of zero; NaN == NaN."""
-    stack: list[tuple[str, object, object]] = [("$", expected, got)]
-    while stack:
-        path, a, b = stack.pop()
-        if type(a) is not type(b):
-            return f"{path}: expected {show(a)}, got {show(b)}"
-        if isinstance(a, (list, tuple)):
-            assert isinstance(b, (list, tuple))
-            if len(a) != len(b):
-                return f"{path}: expected {show(a)}, got {show(b)}"
-            pairs = enumerate(zip(a, b, strict=True))
-            stack.extend((f"{path}[{i}]", x, y) for i, (x, y) in pairs)
-        elif isinstance(a, dict):
-            assert isinstance(b, dict)
-            if list(a) != list(b):
-                return f"{path}: expected keys {list(a)!r}, got {list(b)!r}"
-            stack.extend((f"{path}[{k!r}]", v, b[k]) for k, v in a.items())
-        elif isinstance(a, float):
-            assert isinstance(b, float)
-            if math.isnan(a) and math.isnan(b):
-                continue
-            if a != b or math.copysign(1.0, a) != math.copysign(1.0, b):
-                return f"{path}: expected {a!r}, got {b!r}"
-        elif a != b:
-            return f"{path}: expected {show(a)}, got {show(b)}"
-    return None
+from values import NOTHING, diff, show
 
 
 @dataclass

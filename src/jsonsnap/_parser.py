@@ -586,7 +586,9 @@ class Parser:
                     elif c == "]" and state == _ARRAY_START:
                         state = self._close()
                         pos += 1
-                    elif c in _DIGITS or c == "-":
+                    elif c in _DIGITS or (
+                        c == "-" and not (self._allow_nan and buf.startswith("-I", pos))
+                    ):
                         j = _NUMBER_RE.match(buf, pos).end()  # type: ignore[union-attr]
                         if j == end and not final:
                             if self._partial_numbers:
@@ -595,13 +597,6 @@ class Parser:
                                     self._set_provisional(self._number(shown[0], buf, pos))
                             return pos
                         if buf[j - 1] not in _DIGITS:
-                            if self._allow_nan and j == pos + 1 and j < end and buf[j] == "I":
-                                j = self._literal(buf, pos, end, final)
-                                if j < 0:
-                                    return pos
-                                pos = j
-                                state = _AFTER if stack else _DONE
-                                continue
                             if j == end:
                                 raise self._fail(_EXPECTING_VALUE, buf, end, incomplete=True)
                             raise self._fail(
