@@ -368,8 +368,8 @@ class Parser:
         return err
 
     def _reraise(self) -> JSONDecodeError:
-        err = self._error
-        assert err is not None
+        """A fresh copy of the error the parser failed with, to raise again."""
+        err: Any = self._error
         return JSONDecodeError(
             err.msg,
             err.doc,
@@ -517,7 +517,7 @@ class Parser:
             self._take_back_provisional()
         buf = self._tail + text if self._tail else text
         try:
-            cut = self._run(buf, final)
+            consumed = self._run(buf, final)
         except JSONDecodeError:
             self._tail = ""
             raise
@@ -525,8 +525,8 @@ class Parser:
             # An exception from a hook (or KeyboardInterrupt) left the state half updated.
             self._fail(f"Parsing stopped by {type(exc).__name__}", buf, 0)
             raise
-        self._quote_hint = None
-        consumed = cut
+        finally:
+            self._quote_hint = None
         newlines = buf.count("\n", 0, consumed)
         if newlines:
             self._lines += newlines
