@@ -3,6 +3,7 @@
 
     python3 dev.py demo    # live snapshots of a streamed tool call
     python3 dev.py test    # the whole test suite, then mypy --strict and ruff
+    python3 dev.py bench   # the benchmarks against json.loads and the peers (see README)
 
 Each task creates ``.venv`` in the checkout on first use and installs what it needs into it
 (again only when ``pyproject.toml`` changes). Extra arguments go to the tool (``pytest`` for
@@ -60,6 +61,9 @@ def main(argv: list[str]) -> int:
         if status == 0:
             status = run(str(PYTHON), "-m", "ruff", "format", "--check", ".")
         return status
+    if task == "bench":
+        ensure_env("bench")
+        return run(str(PYTHON), "benchmarks/run.py", *args)
     print(__doc__)
     return 0 if task in ("help", "-h", "--help") else 2
 
