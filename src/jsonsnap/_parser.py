@@ -15,11 +15,16 @@ parsing can stop after any character and resume when the next fragment arrives:
     ``max_depth``);
 ``_keys``
     for each open container, the key of the member being read (``None`` for arrays);
-``_str``
-    the string being read (a value or a key). A visible string value is also linked into its
-    parent; to append without copying, the parent's reference is dropped for the duration of
-    ``s += text`` so CPython can resize the string in place (it does when it holds the only
-    reference);
+``_slot``, ``_slot_key``, ``_str``
+    the string being read. A visible string value lives in its parent only, at
+    ``_slot[_slot_key]`` (the root lives in ``_box[0]``, so that it has a slot too); to append
+    without copying, the slot is emptied for the duration of ``s += text``, so CPython resizes
+    the string in place (it does when it holds the only reference). A key, or a string hidden
+    by ``partial_strings=False``, is built in ``_str`` and ``_slot`` is ``None``;
+``_lane``
+    the slot again while the parser sits inside a visible string with nothing held back:
+    ``feed()`` then appends a fragment of plain printable text straight to it, without entering
+    the automaton (the common case of a long argument streamed in small pieces);
 ``_tail``
     the only input kept between calls: the unconsumed end of the last fragment, which is always
     the beginning of one token that cannot be decided yet: a number (``12`` may become
@@ -181,11 +186,13 @@ class Parser:
 
     __slots__ = (
         "_allow_nan",
+        "_box",
         "_closed",
         "_decoder",
         "_error",
         "_in_key",
         "_keys",
+        "_lane",
         "_line_start",
         "_lines",
         "_max_depth",
@@ -201,7 +208,8 @@ class Parser:
         "_partial_strings",
         "_provisional",
         "_quote_hint",
-        "_root",
+        "_slot",
+        "_slot_key",
         "_stack",
         "_state",
         "_str",
@@ -240,7 +248,10 @@ class Parser:
         self._keys: list[str | None] = []
         # One list of (key, value) pairs per open object, kept only for object_pairs_hook.
         self._pairs: list[list[tuple[str, Any]]] | None = [] if object_pairs_hook else None
-        self._root: Any = _NOTHING
+        self._box: list[Any] = [_NOTHING]
+        self._slot: Any = None
+        self._slot_key: Any = None
+        self._lane: Any = None
         self._str = ""
         self._in_key = False
         self._tail = ""
@@ -263,6 +274,21 @@ class Parser:
         :class:`JSONDecodeError` at the first character that no continuation could make valid;
         after that every call raises it again.
         """
+        lane = self._lane
+        if (
+            lane is not None
+            and type(data) is str
+            and '"' not in data
+            and "\\" not in data
+            and data.isprintable()
+        ):
+            key = self._slot_key
+            s = lane[key]
+            lane[key] = None
+            s += data
+            lane[key] = s
+            self._offset += len(data)
+            return
         if self._error is not None:
             raise self._reraise()
         if self._closed:
@@ -284,7 +310,7 @@ class Parser:
         The result is the live value being built: later fragments grow its lists and dicts in
         place. Treat it as read-only; pass ``copy=True`` for an independent copy.
         """
-        root = self._root
+        root = self._box[0]
         if root is _NOTHING:
             return default
         return _copy_tree(root) if copy else root
@@ -302,7 +328,8 @@ class Parser:
                 self._flush_decoder()
             self._parse("", final=True)
             self._closed = True
-        return self._root
+            self._lane = None
+        return self._box[0]
 
     @property
     def done(self) -> bool:
@@ -365,6 +392,7 @@ class Parser:
             incomplete=incomplete,
         )
         self._error = err
+        self._lane = None
         return err
 
     def _reraise(self) -> JSONDecodeError:
@@ -386,7 +414,7 @@ class Parser:
         """Link a new value into the member slot being read (or make it the root)."""
         stack = self._stack
         if not stack:
-            self._root = value
+            self._box[0] = value
         elif type(top := stack[-1]) is list:
             top.append(value)
         else:
@@ -398,36 +426,54 @@ class Parser:
         if stack and type(stack[-1]) is dict:
             self._pairs[-1].append((self._keys[-1], value))  # type: ignore[index, arg-type]
 
+    def _open_string(self, key: bool) -> None:
+        """An opening quote was read: start a key, or a string value (visible at once unless
+        ``partial_strings`` is off)."""
+        self._in_key = key
+        self._str = ""
+        if key or not self._partial_strings:
+            self._slot = None
+            return
+        stack = self._stack
+        if not stack:
+            self._box[0] = ""
+            self._slot, self._slot_key = self._box, 0
+        elif type(top := stack[-1]) is list:
+            top.append("")
+            self._slot, self._slot_key = top, -1
+        else:
+            key_ = self._keys[-1]
+            top[key_] = ""
+            self._slot, self._slot_key = top, key_
+
     def _append_str(self, text: str) -> None:
         """Append decoded text to the string being read, in place when CPython can."""
-        s = self._str
-        self._str = ""
-        if self._in_key or not self._partial_strings:
+        slot = self._slot
+        if slot is None:
+            s = self._str
+            self._str = ""
             s += text
-        elif not (stack := self._stack):
-            self._root = None
-            s += text
-            self._root = s
-        elif type(top := stack[-1]) is list:
-            top[-1] = None
-            s += text
-            top[-1] = s
+            self._str = s
         else:
-            key = self._keys[-1]
-            top[key] = None
+            key = self._slot_key
+            s = slot[key]
+            slot[key] = None
             s += text
-            top[key] = s
-        self._str = s
+            slot[key] = s
 
     def _end_string(self) -> int:
         """The closing quote was read: finish a key or a string value; return the next state."""
-        s = self._str
-        self._str = ""
+        slot = self._slot
+        if slot is None:
+            s = self._str
+            self._str = ""
+        else:
+            s = slot[self._slot_key]
+            self._slot = None
         if self._in_key:
-            self._in_key = False
             self._keys[-1] = s
             return _COLON
-        if not self._partial_strings:
+        if slot is None:
             self._attach(s)
         if self._pairs is not None:
             self._complete(s)
@@ -464,7 +510,7 @@ class Parser:
         """Replace the value just closed by what a hook made of it."""
         stack = self._stack
         if not stack:
-            self._root = value
+            self._box[0] = value
         elif type(top := stack[-1]) is list:
             top[-1] = value
         else:
@@ -490,7 +536,7 @@ class Parser:
     def _set_provisional(self, value: Any) -> None:
         stack = self._stack
         if not stack:
-            self._provisional = (None, None, self._root)
+            self._provisional = (self._box, 0, self._box[0])
         elif type(top := stack[-1]) is list:
             self._provisional = (top, None, _NOTHING)
         else:
@@ -501,8 +547,8 @@ class Parser:
     def _take_back_provisional(self) -> None:
         container, key, previous = self._provisional  # type: ignore[misc]
         self._provisional = None
-        if container is None:
-            self._root = previous
+        if container is self._box:
+            self._box[0] = previous
         elif type(container) is list:
             container.pop()
         elif previous is _NOTHING:
@@ -513,6 +559,7 @@ class Parser:
     # ------------------------------------------------------------------ the automaton
 
     def _parse(self, text: str, final: bool) -> None:
+        self._lane = None
         if self._provisional is not None:
             self._take_back_provisional()
         buf = self._tail + text if self._tail else text
@@ -532,7 +579,9 @@ class Parser:
             self._lines += newlines
             self._line_start = self._offset + buf.rindex("\n", 0, consumed) + 1
         self._offset += consumed
-        self._tail = buf[consumed:]
+        tail = self._tail = buf[consumed:]
+        if self._state == _STRING and not tail and self._decoder is None:
+            self._lane = self._slot
 
     def _run(self, buf: str, final: bool) -> int:
         """Consume ``buf`` from the start; return where the undecided tail begins."""
@@ -569,10 +618,7 @@ class Parser:
 
                 if state in (_VALUE, _ARRAY_START):
                     if c == '"':
-                        self._str = ""
-                        self._in_key = False
-                        if self._partial_strings:
-                            self._attach("")
+                        self._open_string(False)
                         state = _STRING
                         pos += 1
                     elif c == "{":
@@ -625,8 +671,7 @@ class Parser:
 
                 if state in (_OBJECT_START, _KEY):
                     if c == '"':
-                        self._str = ""
-                        self._in_key = True
+                        self._open_string(True)
                         state = _STRING
                     elif c == "}" and state == _OBJECT_START:
                         state = self._close()
