@@ -22,9 +22,10 @@ parsing can stop after any character and resume when the next fragment arrives:
     the string in place (it does when it holds the only reference). A key, or a string hidden
     by ``partial_strings=False``, is built in ``_str`` and ``_slot`` is ``None``;
 ``_lane``
-    the slot again while the parser sits inside a visible string with nothing held back:
-    ``feed()`` then appends a fragment of plain printable text straight to it, without entering
-    the automaton (the common case of a long argument streamed in small pieces);
+    the slot again while the parser sits inside a visible string, holding back nothing or only
+    the start of an escape: ``feed()`` then appends a fragment of plain printable text straight
+    to it, or one of string content (see ``_lane_escaped``), without entering the automaton
+    (the common case of a long argument streamed in small pieces);
 ``_tail``
     the only input kept between calls: the unconsumed end of the last fragment, which is always
     the beginning of one token that cannot be decided yet: a number (``12`` may become
@@ -94,6 +95,8 @@ _RUN_RE: Final = re.compile(r'(?:[^"\\\x00-\x1f]+|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4
 # that start this wide and double (see Parser._decode_long).
 _LONG_STRING: Final = 512
 _WINDOW: Final = 1024
+# The beginning of an escape that the next fragment will finish (a held high surrogate is longer).
+_ESCAPE_START_RE: Final = re.compile(r"\\(?:u[0-9a-fA-F]{0,3})?")
 _HEX: Final = frozenset("0123456789abcdefABCDEF")
 # Character classes of a low-surrogate escape, \uDC00 to \uDFFF, position by position.
 _LOW_SURROGATE: Final = ("\\", "u", "dD", "cdefCDEF", _HEX, _HEX)
@@ -275,20 +278,17 @@ class Parser:
         after that every call raises it again.
         """
         lane = self._lane
-        if (
-            lane is not None
-            and type(data) is str
-            and '"' not in data
-            and "\\" not in data
-            and data.isprintable()
-        ):
-            key = self._slot_key
-            s = lane[key]
-            lane[key] = None
-            s += data
-            lane[key] = s
-            self._offset += len(data)
-            return
+        if lane is not None and type(data) is str:
+            if not self._tail and '"' not in data and "\\" not in data and data.isprintable():
+                key = self._slot_key
+                s = lane[key]
+                lane[key] = None
+                s += data
+                lane[key] = s
+                self._offset += len(data)
+                return
+            if self._lane_escaped(data):
+                return
         if self._error is not None:
             raise self._reraise()
         if self._closed:
@@ -303,6 +303,28 @@ class Parser:
             raise TypeError(f"feed() takes str or bytes, not {type(data).__name__}")
         if text:
             self._parse(text, final=False)
+
+    def _lane_escaped(self, data: str) -> bool:
+        """The fast lane for a fragment with escapes: take it if, after the held-back escape
+        start, it is string content (plain text and whole escapes) up to its end or up to an
+        escape the next fragment will finish; anything else (a quote, an error, a high
+        surrogate that may pair) goes to the automaton."""
+        tail = self._tail
+        buf = tail + data if tail else data
+        end = len(buf)
+        j = _RUN_RE.match(buf).end()  # type: ignore[union-attr]
+        if (j < end and _ESCAPE_START_RE.fullmatch(buf, j) is None) or (
+            j >= 6 and buf[j - 6] == "\\" and _high_surrogate_ends(buf, 0, j)
+        ):
+            return False
+        if j:
+            chunk = buf[:j] if j < end else buf
+            self._append_str(_scanstring(chunk + '"', 0, True)[0] if "\\" in chunk else chunk)
+            self._offset += j
+            self._tail = buf[j:]
+        else:
+            self._tail = buf
+        return True
 
     def snapshot(self, default: Any = None, *, copy: bool = False) -> Any:
         """The value so far, following the snapshot rules; ``default`` while nothing shows.
@@ -580,7 +602,7 @@ class Parser:
             self._line_start = self._offset + buf.rindex("\n", 0, consumed) + 1
         self._offset += consumed
         tail = self._tail = buf[consumed:]
-        if self._state == _STRING and not tail and self._decoder is None:
+        if self._state == _STRING and len(tail) < 6 and self._decoder is None:
             self._lane = self._slot
 
     def _run(self, buf: str, final: bool) -> int:
