@@ -88,6 +88,27 @@ _NUMBER_RE: Final = re.compile(
 )
 # The longest prefix of a number's text that is a number itself (for partial_numbers).
 _VALID_NUMBER_RE: Final = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
+# Fast paths for the common members and elements: a plain key and its colon, then a whole
+# scalar value (a string without escapes, a number that a delimiter ends, a literal), the
+# whitespace after it and its comma. Anything else is left to the automaton, which reads the
+# same grammar one token at a time (tests/test_fast_paths.py checks that they agree).
+_SCALAR_STARTS: Final = frozenset('"-0123456789tfn')
+_LITERALS: Final = {"true": True, "false": False, "null": None}
+
+
+def _scalar_pattern(closer: str) -> str:
+    return (
+        r'(?:"([^"\\\x00-\x1f]*)"'
+        r"|(-?(?:0|[1-9][0-9]*)((?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?))(?=[ \t\n\r," + closer + "])"
+        r"|(true|false|null))"
+        r"[ \t\n\r]*(?:(,)[ \t\n\r]*)?"
+    )
+
+
+_MEMBER_RE: Final = re.compile(
+    r'"([^"\\\x00-\x1f]*)"[ \t\n\r]*:[ \t\n\r]*(?:' + _scalar_pattern("}") + ")?"
+)
+_ELEMENT_RE: Final = re.compile(_scalar_pattern(r"\]"))
 # String content without escapes, and content made of plain runs and complete escapes.
 _PLAIN_RE: Final = re.compile(r'[^"\\\x00-\x1f]*')
 _RUN_RE: Final = re.compile(r'(?:[^"\\\x00-\x1f]+|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*')
@@ -548,6 +569,16 @@ class Parser:
         except ValueError:  # more digits than sys.get_int_max_str_digits() allows
             raise self._fail("Number too large to convert to int", buf, index) from None
 
+    def _scalar(self, m: re.Match[str], group: int, buf: str) -> Any:
+        """The value of a scalar matched by ``_MEMBER_RE`` or ``_ELEMENT_RE`` from ``group``."""
+        text = m[group]
+        if text is not None:
+            return text
+        text = m[group + 1]
+        if text is not None:
+            return self._number(text, buf, m.start(group + 1))
+        return _LITERALS[m[group + 3]]
+
     def _constant(self, name: str) -> Any:
         if name[0] in "tfn":
             return True if name == "true" else False if name == "false" else None
@@ -639,6 +670,15 @@ class Parser:
                     continue
 
                 if state in (_VALUE, _ARRAY_START):
+                    if stack and c in _SCALAR_STARTS and type(stack[-1]) is list:
+                        # Fast path: a whole scalar element (and its comma) in one match.
+                        m = _ELEMENT_RE.match(buf, pos)
+                        if m is not None:
+                            value = self._scalar(m, 1, buf)
+                            stack[-1].append(value)
+                            state = _VALUE if m[5] else _AFTER
+                            pos = m.end()
+                            continue
                     if c == '"':
                         self._open_string(False)
                         state = _STRING
@@ -693,6 +733,21 @@ class Parser:
 
                 if state in (_OBJECT_START, _KEY):
                     if c == '"':
+                        # Fast path: a plain key, its colon and a whole scalar value (and its
+                        # comma) in one match; or at least the key and the colon.
+                        m = _MEMBER_RE.match(buf, pos)
+                        if m is not None:
+                            key = self._keys[-1] = m[1]
+                            pos = m.end()
+                            if m.lastindex == 1:
+                                state = _VALUE
+                            else:
+                                value = self._scalar(m, 2, buf)
+                                stack[-1][key] = value
+                                if self._pairs is not None:
+                                    self._complete(value)
+                                state = _KEY if m[6] else _AFTER
+                            continue
                         self._open_string(True)
                         state = _STRING
                     elif c == "}" and state == _OBJECT_START:
