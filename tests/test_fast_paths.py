@@ -11,13 +11,16 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import jsonsnap
+import strategies
 from jsonsnap import _parser
+from values import diff
 
 _ESCAPES = st.sampled_from(
     [
@@ -87,3 +90,73 @@ def test_general_path_agrees_with_fast_path(
             assert repr(_run(text, cuts)) == repr(general), window
     if not tail:
         assert repr(fast[1]) == repr(json.loads(text))
+
+
+# Every fast path off: the automaton reads one token at a time.
+GENERAL: dict[str, object] = {
+    "_RUN_RE": re.compile(""),
+    "_LONG_STRING": 10**9,
+    "_MEMBER_RE": re.compile(r"(?!)"),
+    "_ELEMENT_RE": re.compile(r"(?!)"),
+    "_SCAN_MIN": 10**9,
+    "_LANE": False,
+}
+# Every fast path taken as often as it can be.
+EAGER: dict[str, object] = {"_LONG_STRING": 0, "_WINDOW": 3, "_SCAN_MIN": 0}
+
+
+def _outcome(text: str, cuts: list[int], **options: Any) -> object:
+    parser = jsonsnap.Parser(**options)
+    seen: list[object] = []
+    start = 0
+    try:
+        for cut in [*cuts, len(text)]:
+            parser.feed(text[start:cut])
+            start = cut
+            seen.append(parser.snapshot(copy=True))
+        seen.append(parser.close())
+    except jsonsnap.JSONDecodeError as err:
+        seen.append(("error", err.pos, err.msg, err.incomplete, parser.snapshot(copy=True)))
+    return seen
+
+
+def _under(patches: dict[str, object], text: str, cuts: list[int], **options: Any) -> object:
+    with pytest.MonkeyPatch.context() as m:
+        for name, value in patches.items():
+            m.setattr(_parser, name, value)
+        return _outcome(text, cuts, **options)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    text=st.one_of(strategies.json_documents(), strategies.corrupted_documents()),
+    data=st.data(),
+    allow_nan=st.booleans(),
+)
+def test_fast_paths_agree_with_the_automaton(
+    text: str, data: st.DataObject, allow_nan: bool
+) -> None:
+    cuts = sorted(set(data.draw(st.lists(st.integers(0, len(text)), max_size=6))))
+    expected = _under(GENERAL, text, cuts, allow_nan=allow_nan)
+    assert diff(expected, _outcome(text, cuts, allow_nan=allow_nan)) is None
+    assert diff(expected, _under(EAGER, text, cuts, allow_nan=allow_nan)) is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"a": 1, "b": [1, 2.5, "x", true, null], "c": {"d": -0.0}}',
+        '[{"id": 1, "tags": ["a", "b"]}, {"id": 2, "tags": []}, {"id": 3, "tags": [',
+        "[[1, 2], [3, NaN], [4, 5]]",
+        "[" * 3000 + "1" + "]" * 3000,
+        '[{"a": 1}, {"a": 2}, {"a": 1' + "0" * 5000 + "}]",
+        '{"a": [1, 2, 3], "b": [4, 5, 6}',
+    ],
+    ids=["members", "truncated records", "nan", "deep", "huge int", "mismatched"],
+)
+@pytest.mark.parametrize("allow_nan", [False, True])
+def test_scanner_offers_agree_with_the_automaton(text: str, allow_nan: bool) -> None:
+    # One buffer: every array and object is offered to the C scanner first.
+    expected = _under(GENERAL, text, [], allow_nan=allow_nan)
+    assert diff(expected, _under({"_SCAN_MIN": 0}, text, [], allow_nan=allow_nan)) is None
+    assert diff(expected, _outcome(text, [], allow_nan=allow_nan)) is None

@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import codecs
 import json.decoder
+import json.scanner
 import re
 from collections.abc import Callable
 from typing import Any, Final
@@ -109,6 +110,26 @@ _MEMBER_RE: Final = re.compile(
     r'"([^"\\\x00-\x1f]*)"[ \t\n\r]*:[ \t\n\r]*(?:' + _scalar_pattern("}") + ")?"
 )
 _ELEMENT_RE: Final = re.compile(_scalar_pattern(r"\]"))
+# Arrays and objects that start with at least this much input left in the buffer (a one-shot
+# parse, a large fragment) are first offered whole to the standard library's C scanner, which
+# gives the value if it is complete and valid there. Only without hooks or max_depth, so that
+# hooks run exactly once per value.
+_SCAN_MIN: Final = 128
+# Whether feed() may take the fast lane inside strings (see Parser._lane_escaped).
+_LANE: Final = True
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(name)
+
+
+_make_scanner: Any = json.scanner.make_scanner
+_SCANNERS: Final[dict[bool, Callable[[str, int], tuple[Any, int]]]] = {
+    allow_nan: _make_scanner(
+        json.JSONDecoder(parse_constant=None if allow_nan else _refuse_constant)
+    )
+    for allow_nan in (False, True)
+}
 # String content without escapes, and content made of plain runs and complete escapes.
 _PLAIN_RE: Final = re.compile(r'[^"\\\x00-\x1f]*')
 _RUN_RE: Final = re.compile(r'(?:[^"\\\x00-\x1f]+|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*')
@@ -232,6 +253,10 @@ class Parser:
         "_partial_strings",
         "_provisional",
         "_quote_hint",
+        "_scan_block",
+        "_scan_fail",
+        "_scan_top",
+        "_scanner",
         "_slot",
         "_slot_key",
         "_stack",
@@ -285,6 +310,11 @@ class Parser:
         # (container or None for the root, key or None, previous value or _NOTHING)
         self._provisional: tuple[Any, Any, Any] | None = None
         self._quote_hint: tuple[str, int] | None = None
+        hooked = parse_float or parse_int or parse_constant or object_hook or object_pairs_hook
+        self._scanner = None if hooked or max_depth is not None else _SCANNERS[allow_nan]
+        # Where the last offer to the scanner failed, and before where not to offer again.
+        self._scan_fail = self._scan_block = -1
+        self._scan_top = True  # parse_partial, expecting an unfinished document, says False
         self._decoder: codecs.IncrementalDecoder | None = None
         self._error: JSONDecodeError | None = None
         self._closed = False
@@ -569,6 +599,39 @@ class Parser:
         except ValueError:  # more digits than sys.get_int_max_str_digits() allows
             raise self._fail("Number too large to convert to int", buf, index) from None
 
+    def _scan(self, buf: str, pos: int) -> int:
+        """Offer the array or object at ``pos`` to the C scanner. When it is complete and valid
+        in ``buf``, link it and return where it ends; else return 0.
+
+        A failed offer costs the scan up to where it failed, at ``f``. The values nested in it
+        that end before ``f`` will be offered with success, but the ones that contain ``f`` would
+        each fail there again: after a second failure at the same place, offers stop until the
+        input has passed it, so no text is scanned more than twice.
+        """
+        scanner = self._scanner
+        if (
+            scanner is None
+            or self._offset + pos < self._scan_block
+            or not (self._scan_top or self._stack)
+        ):
+            return 0
+        try:
+            value, stop = scanner(buf, pos)
+        except StopIteration as exc:
+            stop = exc.value
+        except json.JSONDecodeError as exc:
+            stop = exc.pos
+        except (ValueError, RecursionError):  # NaN refused, an int too long, or too deep
+            stop = len(buf)
+        else:
+            self._attach(value)
+            return stop
+        stop += self._offset
+        if stop == self._scan_fail:
+            self._scan_block = stop
+        self._scan_fail = stop
+        return 0
+
     def _scalar(self, m: re.Match[str], group: int, buf: str) -> Any:
         """The value of a scalar matched by ``_MEMBER_RE`` or ``_ELEMENT_RE`` from ``group``."""
         text = m[group]
@@ -633,7 +696,7 @@ class Parser:
             self._line_start = self._offset + buf.rindex("\n", 0, consumed) + 1
         self._offset += consumed
         tail = self._tail = buf[consumed:]
-        if self._state == _STRING and len(tail) < 6 and self._decoder is None:
+        if _LANE and self._state == _STRING and len(tail) < 6 and self._decoder is None:
             self._lane = self._slot
 
     def _run(self, buf: str, final: bool) -> int:
@@ -683,6 +746,9 @@ class Parser:
                         self._open_string(False)
                         state = _STRING
                         pos += 1
+                    elif c in "{[" and end - pos >= _SCAN_MIN and (j := self._scan(buf, pos)) > 0:
+                        state = _AFTER if stack else _DONE
+                        pos = j
                     elif c == "{":
                         self._open({}, buf, pos)
                         state = _OBJECT_START
@@ -939,6 +1005,9 @@ def parse_partial(text: str | bytes, default: Any = None, **options: Any) -> Any
     :class:`JSONDecodeError` if ``text`` cannot begin any valid document.
     """
     parser = Parser(**options)
+    # A prefix rarely holds its whole top-level value: offering it to the scanner whole would
+    # only scan it twice.
+    parser._scan_top = False
     parser.feed(text)
     return parser.snapshot(default)
 
