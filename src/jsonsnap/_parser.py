@@ -22,10 +22,10 @@ parsing can stop after any character and resume when the next fragment arrives:
     the string in place (it does when it holds the only reference). A key, or a string hidden
     by ``partial_strings=False``, is built in ``_str`` and ``_slot`` is ``None``;
 ``_lane``
-    the slot again while the parser sits inside a visible string, holding back nothing or only
-    the start of an escape: ``feed()`` then appends a fragment of plain printable text straight
-    to it, or one of string content (see ``_lane_escaped``), without entering the automaton
-    (the common case of a long argument streamed in small pieces);
+    the slot again while the parser sits inside a visible string: ``feed()`` then appends a
+    fragment of plain printable text straight to it, or one of string content (see
+    ``_lane_escaped``), without entering the automaton (the common case of a long argument
+    streamed in small pieces);
 ``_tail``
     the only input kept between calls: the unconsumed end of the last fragment, which is always
     the beginning of one token that cannot be decided yet: a number (``12`` may become
@@ -139,6 +139,8 @@ _LONG_STRING: Final = 512
 _WINDOW: Final = 1024
 # The beginning of an escape that the next fragment will finish (a held high surrogate is longer).
 _ESCAPE_START_RE: Final = re.compile(r"\\(?:u[0-9a-fA-F]{0,3})?")
+# The beginning of a low-surrogate escape (\uDC00-\uDFFF) that the next fragment may finish.
+_LOW_START_RE: Final = re.compile(r"\\(?:u(?:[dD](?:[c-fC-F][0-9a-fA-F]?)?)?)?")
 _HEX: Final = frozenset("0123456789abcdefABCDEF")
 # Character classes of a low-surrogate escape, \uDC00 to \uDFFF, position by position.
 _LOW_SURROGATE: Final = ("\\", "u", "dD", "cdefCDEF", _HEX, _HEX)
@@ -356,17 +358,20 @@ class Parser:
             self._parse(text, final=False)
 
     def _lane_escaped(self, data: str) -> bool:
-        """The fast lane for a fragment with escapes: take it if, after the held-back escape
-        start, it is string content (plain text and whole escapes) up to its end or up to an
-        escape the next fragment will finish; anything else (a quote, an error, a high
-        surrogate that may pair) goes to the automaton."""
+        """The fast lane for a fragment with escapes: take it if, after what is held back, it
+        is string content (plain text and whole escapes) up to its end or up to an escape the
+        next fragment will finish or pair; anything else (a quote, an error, a confirmed lone
+        surrogate before a partial escape) goes to the automaton."""
         tail = self._tail
         buf = tail + data if tail else data
         end = len(buf)
         j = _RUN_RE.match(buf).end()  # type: ignore[union-attr]
-        if (j < end and _ESCAPE_START_RE.fullmatch(buf, j) is None) or (
-            j >= 6 and buf[j - 6] == "\\" and _high_surrogate_ends(buf, 0, j)
-        ):
+        if j >= 6 and buf[j - 6] == "\\" and _high_surrogate_ends(buf, 0, j):
+            # Held back while what follows may still become its low half.
+            if j < end and _LOW_START_RE.fullmatch(buf, j) is None:
+                return False
+            j -= 6
+        elif j < end and _ESCAPE_START_RE.fullmatch(buf, j) is None:
             return False
         if j:
             chunk = buf[:j] if j < end else buf
@@ -695,8 +700,8 @@ class Parser:
             self._lines += newlines
             self._line_start = self._offset + buf.rindex("\n", 0, consumed) + 1
         self._offset += consumed
-        tail = self._tail = buf[consumed:]
-        if _LANE and self._state == _STRING and len(tail) < 6 and self._decoder is None:
+        self._tail = buf[consumed:]
+        if _LANE and self._state == _STRING and self._decoder is None:
             self._lane = self._slot
 
     def _run(self, buf: str, final: bool) -> int:
@@ -705,6 +710,9 @@ class Parser:
         end = len(buf)
         state = self._state
         stack = self._stack
+        keys = self._keys
+        # Without object hooks or a depth limit, brackets are handled inline.
+        plain = self._pairs is None and self._object_hook is None and self._max_depth is None
         try:
             while pos < end:
                 if state == _STRING:
@@ -723,10 +731,16 @@ class Parser:
                     continue
 
                 if state == _AFTER:
+                    in_list = type(stack[-1]) is list
                     if c == ",":
-                        state = _VALUE if type(stack[-1]) is list else _KEY
-                    elif c == ("]" if type(stack[-1]) is list else "}"):
-                        state = self._close()
+                        state = _VALUE if in_list else _KEY
+                    elif c == ("]" if in_list else "}"):
+                        if plain:
+                            stack.pop()
+                            keys.pop()
+                            state = _AFTER if stack else _DONE
+                        else:
+                            state = self._close()
                     else:
                         raise self._fail(_EXPECTING_COMMA, buf, pos)
                     pos += 1
@@ -749,13 +763,20 @@ class Parser:
                     elif c in "{[" and end - pos >= _SCAN_MIN and (j := self._scan(buf, pos)) > 0:
                         state = _AFTER if stack else _DONE
                         pos = j
-                    elif c == "{":
-                        self._open({}, buf, pos)
-                        state = _OBJECT_START
-                        pos += 1
-                    elif c == "[":
-                        self._open([], buf, pos)
-                        state = _ARRAY_START
+                    elif c == "{" or c == "[":
+                        new: Any = {} if c == "{" else []
+                        if not plain:
+                            self._open(new, buf, pos)
+                        else:
+                            if not stack:
+                                self._box[0] = new
+                            elif type(top := stack[-1]) is list:
+                                top.append(new)
+                            else:
+                                top[keys[-1]] = new
+                            stack.append(new)
+                            keys.append(None)
+                        state = _OBJECT_START if c == "{" else _ARRAY_START
                         pos += 1
                     elif c == "]" and state == _ARRAY_START:
                         state = self._close()
@@ -803,7 +824,7 @@ class Parser:
                         # comma) in one match; or at least the key and the colon.
                         m = _MEMBER_RE.match(buf, pos)
                         if m is not None:
-                            key = self._keys[-1] = m[1]
+                            key = keys[-1] = m[1]
                             pos = m.end()
                             if m.lastindex == 1:
                                 state = _VALUE
