@@ -253,6 +253,7 @@ class Parser:
         "_partial_literals",
         "_partial_numbers",
         "_partial_strings",
+        "_plain",
         "_provisional",
         "_quote_hint",
         "_scan_block",
@@ -311,7 +312,9 @@ class Parser:
         self._line_start = 0
         # (container or None for the root, key or None, previous value or _NOTHING)
         self._provisional: tuple[Any, Any, Any] | None = None
-        self._quote_hint: tuple[str, int] | None = None
+        self._quote_hint: tuple[int, int] | None = None
+        # Without object hooks or a depth limit, brackets are handled inline.
+        self._plain = object_pairs_hook is None and object_hook is None and max_depth is None
         hooked = parse_float or parse_int or parse_constant or object_hook or object_pairs_hook
         self._scanner = None if hooked or max_depth is not None else _SCANNERS[allow_nan]
         # Where the last offer to the scanner failed, and before where not to offer again.
@@ -693,8 +696,6 @@ class Parser:
             # An exception from a hook (or KeyboardInterrupt) left the state half updated.
             self._fail(f"Parsing stopped by {type(exc).__name__}", buf, 0)
             raise
-        finally:
-            self._quote_hint = None
         newlines = buf.count("\n", 0, consumed)
         if newlines:
             self._lines += newlines
@@ -711,8 +712,7 @@ class Parser:
         state = self._state
         stack = self._stack
         keys = self._keys
-        # Without object hooks or a depth limit, brackets are handled inline.
-        plain = self._pairs is None and self._object_hook is None and self._max_depth is None
+        plain = self._plain
         try:
             while pos < end:
                 if state == _STRING:
@@ -937,11 +937,13 @@ class Parser:
         """Whether the string read from ``pos`` surely closes in ``buf``: true when the last
         ``"`` of ``buf`` is at or after ``pos`` and not escaped. (One scan per buffer.)"""
         hint = self._quote_hint
-        if hint is None or hint[0] is not buf:
+        if hint is None or hint[0] != id(buf):
+            # Keyed by identity, without keeping the buffer alive: a stale hint for a new
+            # buffer at the same address would only cost a failed scan, never a wrong value.
             quote = k = buf.rfind('"')
             while k > 0 and buf[k - 1] == "\\":
                 k -= 1
-            hint = self._quote_hint = (buf, quote if (quote - k) % 2 == 0 else -1)
+            hint = self._quote_hint = (id(buf), quote if (quote - k) % 2 == 0 else -1)
         return hint[1] >= pos
 
     def _decode_long(self, buf: str, pos: int, end: int) -> int:
