@@ -17,8 +17,22 @@ fragment; :meth:`Parser.snapshot` shows the best-effort value so far, and :meth:
 returns the strict final value, identical to ``json.loads`` of the whole text.
 """
 
+from ._changes import ANY, Appended, Change, Completed, Path, Started, matches, replay
 from ._errors import JSONDecodeError
 from ._parser import Parser, loads, parse_partial
 
-__all__ = ["JSONDecodeError", "Parser", "loads", "parse_partial"]
+__all__ = [
+    "ANY",
+    "Appended",
+    "Change",
+    "Completed",
+    "JSONDecodeError",
+    "Parser",
+    "Path",
+    "Started",
+    "loads",
+    "matches",
+    "parse_partial",
+    "replay",
+]
 __version__ = "0.1.0"

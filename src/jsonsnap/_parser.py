@@ -57,9 +57,10 @@ import codecs
 import json.decoder
 import json.scanner
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Final
 
+from ._changes import Appended, Change, Completed, Path, Started, matches
 from ._errors import JSONDecodeError
 
 __all__ = ["Parser", "loads", "parse_partial"]
@@ -234,8 +235,10 @@ class Parser:
     __slots__ = (
         "_allow_nan",
         "_box",
+        "_changes",
         "_closed",
         "_decoder",
+        "_dispatched",
         "_error",
         "_in_key",
         "_keys",
@@ -265,7 +268,12 @@ class Parser:
         "_stack",
         "_state",
         "_str",
+        "_str_mark",
+        "_str_path",
+        "_subs",
         "_tail",
+        "_version",
+        "_watch",
     )
 
     def __init__(
@@ -281,9 +289,12 @@ class Parser:
         object_hook: Callable[[dict[str, Any]], Any] | None = None,
         object_pairs_hook: Callable[[list[tuple[str, Any]]], Any] | None = None,
         max_depth: int | None = None,
+        track_changes: bool = False,
     ) -> None:
         if max_depth is not None and max_depth < 0:
             raise ValueError("max_depth must be None or a non-negative integer")
+        if track_changes and (partial_numbers or partial_literals):
+            raise ValueError("track_changes does not go with partial_numbers or partial_literals")
         self._partial_strings = partial_strings
         self._partial_numbers = partial_numbers
         self._partial_literals = partial_literals
@@ -313,10 +324,23 @@ class Parser:
         # (container or None for the root, key or None, previous value or _NOTHING)
         self._provisional: tuple[Any, Any, Any] | None = None
         self._quote_hint: tuple[int, int] | None = None
-        # Without object hooks or a depth limit, brackets are handled inline.
-        self._plain = object_pairs_hook is None and object_hook is None and max_depth is None
+        # Without object hooks, a depth limit or change records, brackets are handled inline.
+        self._plain = not (object_pairs_hook or object_hook or max_depth is not None)
+        self._plain = self._plain and not track_changes
+        # Change records (None when not kept), how many went to subscribers, the subscribers,
+        # and the open string's path and length already reported.
+        self._changes: list[Change] | None = [] if track_changes else None
+        self._dispatched = 0
+        self._subs: list[tuple[tuple[object, ...], bool, Any, Callable[[Any], object]]] = []
+        self._str_path: Path = ()
+        self._str_mark = 0
+        # Whether finished values are reported (object_pairs_hook, change records).
+        self._watch = object_pairs_hook is not None or track_changes
+        # Counts changes to the snapshot, for feed()'s answer.
+        self._version = 0
         hooked = parse_float or parse_int or parse_constant or object_hook or object_pairs_hook
-        self._scanner = None if hooked or max_depth is not None else _SCANNERS[allow_nan]
+        watched = hooked or max_depth is not None or track_changes
+        self._scanner = None if watched else _SCANNERS[allow_nan]
         # Where the last offer to the scanner failed, and before where not to offer again.
         self._scan_fail = self._scan_block = -1
         self._scan_top = True  # parse_partial, expecting an unfinished document, says False
@@ -326,8 +350,8 @@ class Parser:
 
     # ------------------------------------------------------------------ public API
 
-    def feed(self, data: str | bytes | bytearray | memoryview) -> None:
-        """Parse the next fragment of the document.
+    def feed(self, data: str | bytes | bytearray | memoryview) -> bool:
+        """Parse the next fragment of the document; return whether the snapshot changed.
 
         ``data`` is text, or UTF-8 bytes (a character may be split across fragments). Raises
         :class:`JSONDecodeError` at the first character that no continuation could make valid;
@@ -342,9 +366,14 @@ class Parser:
                 s += data
                 lane[key] = s
                 self._offset += len(data)
-                return
-            if self._lane_escaped(data):
-                return
+                if self._subs:
+                    self._dispatch()
+                return True
+            taken = self._lane_escaped(data)
+            if taken >= 0:
+                if self._subs:
+                    self._dispatch()
+                return taken == 1
         if self._error is not None:
             raise self._reraise()
         if self._closed:
@@ -357,14 +386,21 @@ class Parser:
             text = self._decode(bytes(data) if not isinstance(data, bytes) else data, final=False)
         else:
             raise TypeError(f"feed() takes str or bytes, not {type(data).__name__}")
+        version = self._version
         if text:
-            self._parse(text, final=False)
+            try:
+                self._parse(text, final=False)
+            finally:
+                if self._subs:
+                    self._dispatch()
+        return self._version != version
 
-    def _lane_escaped(self, data: str) -> bool:
+    def _lane_escaped(self, data: str) -> int:
         """The fast lane for a fragment with escapes: take it if, after what is held back, it
         is string content (plain text and whole escapes) up to its end or up to an escape the
         next fragment will finish or pair; anything else (a quote, an error, a confirmed lone
-        surrogate before a partial escape) goes to the automaton."""
+        surrogate before a partial escape) goes to the automaton. Returns -1 when not taken,
+        else 1 if the string grew, 0 if the fragment was only held back."""
         tail = self._tail
         buf = tail + data if tail else data
         end = len(buf)
@@ -372,18 +408,18 @@ class Parser:
         if j >= 6 and buf[j - 6] == "\\" and _high_surrogate_ends(buf, 0, j):
             # Held back while what follows may still become its low half.
             if j < end and _LOW_START_RE.fullmatch(buf, j) is None:
-                return False
+                return -1
             j -= 6
         elif j < end and _ESCAPE_START_RE.fullmatch(buf, j) is None:
-            return False
-        if j:
-            chunk = buf[:j] if j < end else buf
-            self._append_str(_scanstring(chunk + '"', 0, True)[0] if "\\" in chunk else chunk)
-            self._offset += j
-            self._tail = buf[j:]
-        else:
+            return -1
+        if not j:
             self._tail = buf
-        return True
+            return 0
+        chunk = buf[:j] if j < end else buf
+        self._append_str(_scanstring(chunk + '"', 0, True)[0] if "\\" in chunk else chunk)
+        self._offset += j
+        self._tail = buf[j:]
+        return 1
 
     def snapshot(self, default: Any = None, *, copy: bool = False) -> Any:
         """The value so far, following the snapshot rules; ``default`` while nothing shows.
@@ -407,7 +443,11 @@ class Parser:
         if not self._closed:
             if self._decoder is not None:
                 self._flush_decoder()
-            self._parse("", final=True)
+            try:
+                self._parse("", final=True)
+            finally:
+                if self._subs:
+                    self._dispatch()
             self._closed = True
             self._lane = None
         return self._box[0]
@@ -426,6 +466,120 @@ class Parser:
     def position(self) -> int:
         """How many characters have been fed (the absolute offset of the next one)."""
         return self._offset + len(self._tail)
+
+    # ------------------------------------------------------------------ changes
+
+    def changes(self) -> list[Change]:
+        """The change records since the last call, in document order (needs
+        ``track_changes=True``). Growth of an unfinished string is reported up to now."""
+        changes = self._changes
+        if changes is None:
+            raise ValueError("changes() needs Parser(track_changes=True)")
+        self._flush_growth()
+        self._changes = []
+        self._dispatched = 0
+        return changes
+
+    def subscribe(
+        self,
+        pattern: Sequence[object],
+        callback: Callable[[Any], object],
+        *,
+        under: bool = False,
+        kinds: Iterable[type[Change]] | None = None,
+    ) -> Callable[[], None]:
+        """Call ``callback(change)`` for each change record whose path matches ``pattern``.
+
+        ``pattern`` is a sequence of keys and indices, with :data:`jsonsnap.ANY` for any one of
+        them: ``("items", ANY)`` matches each element of ``items``. With ``under=True`` changes
+        below the pattern match too. ``kinds`` limits the records to some of ``Started``,
+        ``Appended`` and ``Completed``. Callbacks run at the end of each ``feed()`` (and of
+        ``close()``), after the parser has taken the fragment, in document order. Returns a
+        function that cancels the subscription. Needs ``track_changes=True``.
+        """
+        if self._changes is None:
+            raise ValueError("subscribe() needs Parser(track_changes=True)")
+        wanted = None if kinds is None else tuple(kinds)
+        entry = (tuple(pattern), under, wanted, callback)
+        self._subs.append(entry)
+
+        def cancel() -> None:
+            if entry in self._subs:
+                self._subs.remove(entry)
+
+        return cancel
+
+    def _flush_growth(self) -> None:
+        if self._state == _STRING and self._slot is not None and self._changes is not None:
+            self._report_growth(self._slot[self._slot_key])
+
+    def _dispatch(self) -> None:
+        """Hand the records not yet delivered to the subscribers."""
+        self._flush_growth()
+        changes: Any = self._changes
+        fresh = changes[self._dispatched :]
+        self._dispatched = len(changes)
+        for change in fresh:
+            for pattern, under, kinds, callback in tuple(self._subs):
+                if (kinds is None or type(change) in kinds) and matches(
+                    pattern, change.path, under=under
+                ):
+                    callback(change)
+
+    @property
+    def writing(self) -> Path | None:
+        """The path being written now: of the unfinished string, number or literal, of the
+        member whose key has been read, or of the open array or object between members. While
+        a key is being read, it ends with the key's characters so far (see ``writing_key``).
+        ``None`` once the top-level value is complete, and before the first one starts."""
+        if self._state == _DONE or self._error is not None:
+            return None
+        stack = self._stack
+        state = self._state
+        if state == _STRING:
+            if self._in_key:
+                partial = self._str
+                return (*self._slot_path(len(stack) - 1), partial)
+            return self._slot_path(len(stack))
+        if not stack:
+            return () if self._tail else None
+        top = stack[-1]
+        if state == _VALUE or (state == _ARRAY_START and self._tail):
+            if type(top) is list:
+                return (*self._slot_path(len(stack) - 1), len(top))
+            return self._slot_path(len(stack))
+        if state == _COLON:
+            return self._slot_path(len(stack))
+        return self._slot_path(len(stack) - 1)
+
+    @property
+    def writing_key(self) -> bool:
+        """Whether an object key is being read (then ``writing`` ends with it, unfinished)."""
+        return self._state == _STRING and self._in_key and self._error is None
+
+    def is_complete(self, path: Sequence[str | int] = ()) -> bool:
+        """Whether the value at ``path`` has been shown and is final (a later duplicate key
+        may still replace it, as in ``json.loads``)."""
+        value: Any = self._box[0]
+        if value is _NOTHING:
+            return False
+        parents: list[Any] = []
+        for step in path:
+            parents.append(value)
+            try:
+                value = value[step]
+            except (KeyError, IndexError, TypeError):
+                return False
+        if self._state == _DONE and not self._tail:
+            return True
+        depth = len(path)
+        stack = self._stack
+        # Open: an array or object on the stack, or the unfinished string, at the same place.
+        if depth < len(stack) and stack[depth] is value:
+            return all(stack[i] is parents[i] for i in range(depth))
+        if self._state == _STRING and not self._in_key and self._slot is not None:
+            return tuple(path) != self._slot_path(len(stack))
+        return True
 
     # ------------------------------------------------------------------ input decoding
 
@@ -493,6 +647,7 @@ class Parser:
 
     def _attach(self, value: Any) -> None:
         """Link a new value into the member slot being read (or make it the root)."""
+        self._version += 1
         stack = self._stack
         if not stack:
             self._box[0] = value
@@ -501,11 +656,25 @@ class Parser:
         else:
             top[self._keys[-1]] = value
 
-    def _complete(self, value: Any) -> None:
-        """A member's value is final: record it for ``object_pairs_hook``."""
+    def _done(self, value: Any) -> None:
+        """The value in the slot being read is final: give the pair to ``object_pairs_hook``,
+        and record the change."""
         stack = self._stack
-        if stack and type(stack[-1]) is dict:
-            self._pairs[-1].append((self._keys[-1], value))  # type: ignore[index, arg-type]
+        if self._pairs is not None and stack and type(stack[-1]) is dict:
+            self._pairs[-1].append((self._keys[-1], value))  # type: ignore[arg-type]
+        changes = self._changes
+        if changes is not None:
+            changes.append(Completed(self._slot_path(len(stack)), value))
+
+    def _slot_path(self, depth: int) -> Path:
+        """The path of the value in the slot being read of the container at ``depth`` (of the
+        root, for 0): keys of objects and indices of the last elements of arrays."""
+        stack = self._stack
+        keys = self._keys
+        return tuple(
+            len(stack[i]) - 1 if type(stack[i]) is list else keys[i]  # type: ignore[misc]
+            for i in range(depth)
+        )
 
     def _open_string(self, key: bool) -> None:
         """An opening quote was read: start a key, or a string value (visible at once unless
@@ -515,6 +684,7 @@ class Parser:
         if key or not self._partial_strings:
             self._slot = None
             return
+        self._version += 1
         stack = self._stack
         if not stack:
             self._box[0] = ""
@@ -526,6 +696,10 @@ class Parser:
             key_ = self._keys[-1]
             top[key_] = ""
             self._slot, self._slot_key = top, key_
+        if self._changes is not None:
+            self._str_path = path = self._slot_path(len(stack))
+            self._str_mark = 0
+            self._changes.append(Started(path, "string"))
 
     def _append_str(self, text: str) -> None:
         """Append decoded text to the string being read, in place when CPython can."""
@@ -536,6 +710,7 @@ class Parser:
             s += text
             self._str = s
         else:
+            self._version += 1
             key = self._slot_key
             s = slot[key]
             slot[key] = None
@@ -556,18 +731,30 @@ class Parser:
             return _COLON
         if slot is None:
             self._attach(s)
-        if self._pairs is not None:
-            self._complete(s)
+        elif self._changes is not None:
+            self._report_growth(s)
+        if self._watch:
+            self._done(s)
         return _AFTER if self._stack else _DONE
+
+    def _report_growth(self, s: str) -> None:
+        """Record what the open string gained since it was last reported."""
+        if len(s) > self._str_mark:
+            self._changes.append(Appended(self._str_path, s[self._str_mark :]))  # type: ignore[union-attr]
+            self._str_mark = len(s)
 
     def _open(self, container: Any, buf: str, index: int) -> None:
         if self._max_depth is not None and len(self._stack) >= self._max_depth:
             raise self._fail(f"Maximum nesting depth of {self._max_depth} exceeded", buf, index)
         self._attach(container)
-        self._stack.append(container)
+        stack = self._stack
+        stack.append(container)
         self._keys.append(None)
         if self._pairs is not None:
             self._pairs.append([])
+        if self._changes is not None:
+            path = self._slot_path(len(stack) - 1)
+            self._changes.append(Started(path, "array" if type(container) is list else "object"))
 
     def _close(self) -> int:
         """Pop the innermost container, apply the object hooks; return the next state."""
@@ -583,12 +770,13 @@ class Parser:
         elif self._object_hook is not None and type(value) is dict:
             value = self._object_hook(value)
             self._relink(value)
-        if pairs is not None:
-            self._complete(value)
+        if self._watch:
+            self._done(value)
         return _AFTER if stack else _DONE
 
     def _relink(self, value: Any) -> None:
         """Replace the value just closed by what a hook made of it."""
+        self._version += 1
         stack = self._stack
         if not stack:
             self._box[0] = value
@@ -669,6 +857,7 @@ class Parser:
         self._attach(value)
 
     def _take_back_provisional(self) -> None:
+        self._version += 1
         container, key, previous = self._provisional  # type: ignore[misc]
         self._provisional = None
         if container is self._box:
@@ -713,6 +902,7 @@ class Parser:
         stack = self._stack
         keys = self._keys
         plain = self._plain
+        watch = self._watch
         try:
             while pos < end:
                 if state == _STRING:
@@ -753,6 +943,9 @@ class Parser:
                         if m is not None:
                             value = self._scalar(m, 1, buf)
                             stack[-1].append(value)
+                            self._version += 1
+                            if watch:
+                                self._done(value)
                             state = _VALUE if m[5] else _AFTER
                             pos = m.end()
                             continue
@@ -774,6 +967,7 @@ class Parser:
                                 top.append(new)
                             else:
                                 top[keys[-1]] = new
+                            self._version += 1
                             stack.append(new)
                             keys.append(None)
                         state = _OBJECT_START if c == "{" else _ARRAY_START
@@ -806,8 +1000,8 @@ class Parser:
                             or (stack and buf[j] in _ENDS[type(stack[-1]) is list])
                         ):
                             self._attach(value)
-                            if self._pairs is not None:
-                                self._complete(value)
+                            if watch:
+                                self._done(value)
                         state = _AFTER if stack else _DONE
                         pos = j
                     else:
@@ -831,8 +1025,9 @@ class Parser:
                             else:
                                 value = self._scalar(m, 2, buf)
                                 stack[-1][key] = value
-                                if self._pairs is not None:
-                                    self._complete(value)
+                                self._version += 1
+                                if watch:
+                                    self._done(value)
                                 state = _KEY if m[6] else _AFTER
                             continue
                         self._open_string(True)
@@ -883,8 +1078,8 @@ class Parser:
         if buf.startswith(name, pos):
             value = self._constant(name)
             self._attach(value)
-            if self._pairs is not None:
-                self._complete(value)
+            if self._watch:
+                self._done(value)
             return stop
         for i in range(pos + 1, min(stop, end)):
             if buf[i] != name[i - pos]:
