@@ -241,6 +241,7 @@ class Parser:
         "_dispatched",
         "_error",
         "_in_key",
+        "_keep",
         "_keys",
         "_lane",
         "_line_start",
@@ -259,6 +260,7 @@ class Parser:
         "_plain",
         "_provisional",
         "_quote_hint",
+        "_route",
         "_scan_block",
         "_scan_fail",
         "_scan_top",
@@ -330,7 +332,10 @@ class Parser:
         # Change records (None when not kept), how many went to subscribers, the subscribers,
         # and the open string's path and length already reported.
         self._changes: list[Change] | None = [] if track_changes else None
+        self._keep = track_changes  # records kept for changes(), not only for subscribers
         self._dispatched = 0
+        # The subscribers of the open string's path: (that path, their callbacks).
+        self._route: tuple[Path, list[Callable[[Any], object]]] | None = None
         self._subs: list[tuple[tuple[object, ...], bool, Any, Callable[[Any], object]]] = []
         self._str_path: Path = ()
         self._str_mark = 0
@@ -495,17 +500,31 @@ class Parser:
         below the pattern match too. ``kinds`` limits the records to some of ``Started``,
         ``Appended`` and ``Completed``. Callbacks run at the end of each ``feed()`` (and of
         ``close()``), after the parser has taken the fragment, in document order. Returns a
-        function that cancels the subscription. Needs ``track_changes=True``.
+        function that cancels the subscription.
+
+        Without ``track_changes=True``, subscribe before the first ``feed()``: the parser then
+        makes records for the subscribers only.
         """
         if self._changes is None:
-            raise ValueError("subscribe() needs Parser(track_changes=True)")
+            if self._offset or self._tail or self._partial_numbers or self._partial_literals:
+                raise ValueError(
+                    "subscribe() comes before the first feed(), without partial_numbers or "
+                    "partial_literals (or use Parser(track_changes=True))"
+                )
+            # Records from now on, for the subscribers only: dropped once delivered.
+            self._changes = []
+            self._watch = True
+            self._plain = False
+            self._scanner = None
         wanted = None if kinds is None else tuple(kinds)
         entry = (tuple(pattern), under, wanted, callback)
         self._subs.append(entry)
+        self._route = None
 
         def cancel() -> None:
             if entry in self._subs:
                 self._subs.remove(entry)
+                self._route = None
 
         return cancel
 
@@ -517,14 +536,27 @@ class Parser:
         """Hand the records not yet delivered to the subscribers."""
         self._flush_growth()
         changes: Any = self._changes
-        fresh = changes[self._dispatched :]
+        start = self._dispatched
         self._dispatched = len(changes)
-        for change in fresh:
-            for pattern, under, kinds, callback in tuple(self._subs):
-                if (kinds is None or type(change) in kinds) and matches(
-                    pattern, change.path, under=under
-                ):
-                    callback(change)
+        if not self._keep:
+            self._changes = []
+            self._dispatched = 0
+        for change in changes[start:]:
+            path = change.path
+            route = self._route
+            if route is not None and route[0] is path and type(change) is Appended:
+                callbacks = route[1]  # more of the string the last records were about
+            else:
+                callbacks = [
+                    callback
+                    for pattern, under, kinds, callback in self._subs
+                    if (kinds is None or type(change) in kinds)
+                    and matches(pattern, path, under=under)
+                ]
+                if type(change) is Appended:
+                    self._route = (path, callbacks)
+            for callback in callbacks:
+                callback(change)
 
     @property
     def writing(self) -> Path | None:
