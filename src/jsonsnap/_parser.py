@@ -688,15 +688,21 @@ class Parser:
         else:
             top[self._keys[-1]] = value
 
-    def _done(self, value: Any) -> None:
+    def _done(self, value: Any, whole: bool = False) -> None:
         """The value in the slot being read is final: give the pair to ``object_pairs_hook``,
-        and record the change."""
+        and record the change. ``whole``: a string read in one match, which has not had the
+        records of its start and growth, as one read piece by piece has."""
         stack = self._stack
         if self._pairs is not None and stack and type(stack[-1]) is dict:
             self._pairs[-1].append((self._keys[-1], value))  # type: ignore[arg-type]
         changes = self._changes
         if changes is not None:
-            changes.append(Completed(self._slot_path(len(stack)), value))
+            path = self._slot_path(len(stack))
+            if whole and type(value) is str and self._partial_strings:
+                changes.append(Started(path, "string"))
+                if value:
+                    changes.append(Appended(path, value))
+            changes.append(Completed(path, value))
 
     def _slot_path(self, depth: int) -> Path:
         """The path of the value in the slot being read of the container at ``depth`` (of the
@@ -977,7 +983,7 @@ class Parser:
                             stack[-1].append(value)
                             self._version += 1
                             if watch:
-                                self._done(value)
+                                self._done(value, True)
                             state = _VALUE if m[5] else _AFTER
                             pos = m.end()
                             continue
@@ -1059,7 +1065,7 @@ class Parser:
                                 stack[-1][key] = value
                                 self._version += 1
                                 if watch:
-                                    self._done(value)
+                                    self._done(value, True)
                                 state = _KEY if m[6] else _AFTER
                             continue
                         self._open_string(True)
