@@ -260,6 +260,7 @@ class Parser:
         "_plain",
         "_provisional",
         "_quote_hint",
+        "_retracted",
         "_route",
         "_scan_block",
         "_scan_fail",
@@ -325,6 +326,8 @@ class Parser:
         self._line_start = 0
         # (container or None for the root, key or None, previous value or _NOTHING)
         self._provisional: tuple[Any, Any, Any] | None = None
+        # The provisional value last taken back: (container, key or index, value).
+        self._retracted: tuple[Any, Any, Any] | None = None
         self._quote_hint: tuple[int, int] | None = None
         # Without object hooks, a depth limit or change records, brackets are handled inline.
         self._plain = not (object_pairs_hook or object_hook or max_depth is not None)
@@ -364,7 +367,13 @@ class Parser:
         """
         lane = self._lane
         if lane is not None and type(data) is str:
-            if not self._tail and '"' not in data and "\\" not in data and data.isprintable():
+            if (
+                data
+                and not self._tail
+                and '"' not in data
+                and "\\" not in data
+                and data.isprintable()
+            ):
                 key = self._slot_key
                 s = lane[key]
                 lane[key] = None
@@ -478,7 +487,7 @@ class Parser:
         """The change records since the last call, in document order (needs
         ``track_changes=True``). Growth of an unfinished string is reported up to now."""
         changes = self._changes
-        if changes is None:
+        if changes is None or not self._keep:
             raise ValueError("changes() needs Parser(track_changes=True)")
         self._flush_growth()
         self._changes = []
@@ -516,6 +525,9 @@ class Parser:
             self._watch = True
             self._plain = False
             self._scanner = None
+        if not self._subs:  # the records so far were for changes() only
+            self._flush_growth()
+            self._dispatched = len(self._changes)
         wanted = None if kinds is None else tuple(kinds)
         entry = (tuple(pattern), under, wanted, callback)
         self._subs.append(entry)
@@ -598,6 +610,8 @@ class Parser:
         parents: list[Any] = []
         for step in path:
             parents.append(value)
+            if type(step) is int and step < 0:
+                return False  # paths count from the start
             try:
                 value = value[step]
             except (KeyError, IndexError, TypeError):
@@ -608,7 +622,7 @@ class Parser:
         stack = self._stack
         # Open: an array or object on the stack, or the unfinished string, at the same place.
         if depth < len(stack) and stack[depth] is value:
-            return all(stack[i] is parents[i] for i in range(depth))
+            return not all(stack[i] is parents[i] for i in range(depth))
         if self._state == _STRING and not self._in_key and self._slot is not None:
             return tuple(path) != self._slot_path(len(stack))
         return True
@@ -679,7 +693,8 @@ class Parser:
 
     def _attach(self, value: Any) -> None:
         """Link a new value into the member slot being read (or make it the root)."""
-        self._version += 1
+        if self._retracted is None or not self._same_as_retracted(value):
+            self._version += 1
         stack = self._stack
         if not stack:
             self._box[0] = value
@@ -894,10 +909,32 @@ class Parser:
             self._provisional = (top, key, top.get(key, _NOTHING))
         self._attach(value)
 
+    def _same_as_retracted(self, value: Any) -> bool:
+        """Whether ``value`` goes where the provisional value just taken back was, and equals
+        it: then the snapshot is as it was (the answer feed() gives)."""
+        container, key, old = self._retracted  # type: ignore[misc]
+        self._retracted = None
+        stack = self._stack
+        if not stack:
+            here = container is self._box
+        elif type(top := stack[-1]) is list:
+            here = top is container and len(top) == key
+        else:
+            here = top is container and self._keys[-1] == key
+        return (
+            here
+            and type(value) is type(old)
+            and value == old
+            and (type(value) is not float or repr(value) == repr(old))
+        )
+
     def _take_back_provisional(self) -> None:
-        self._version += 1
         container, key, previous = self._provisional  # type: ignore[misc]
         self._provisional = None
+        slot = key
+        if type(container) is list and container is not self._box:
+            slot = len(container) - 1
+        self._retracted = (container, slot, container[slot])
         if container is self._box:
             self._box[0] = previous
         elif type(container) is list:
@@ -923,6 +960,9 @@ class Parser:
             # An exception from a hook (or KeyboardInterrupt) left the state half updated.
             self._fail(f"Parsing stopped by {type(exc).__name__}", buf, 0)
             raise
+        if self._retracted is not None:  # taken back and not put back: a change
+            self._retracted = None
+            self._version += 1
         newlines = buf.count("\n", 0, consumed)
         if newlines:
             self._lines += newlines
@@ -980,8 +1020,9 @@ class Parser:
                         m = _ELEMENT_RE.match(buf, pos)
                         if m is not None:
                             value = self._scalar(m, 1, buf)
+                            if self._retracted is None or not self._same_as_retracted(value):
+                                self._version += 1
                             stack[-1].append(value)
-                            self._version += 1
                             if watch:
                                 self._done(value, True)
                             state = _VALUE if m[5] else _AFTER
@@ -1062,8 +1103,9 @@ class Parser:
                                 state = _VALUE
                             else:
                                 value = self._scalar(m, 2, buf)
+                                if self._retracted is None or not self._same_as_retracted(value):
+                                    self._version += 1
                                 stack[-1][key] = value
-                                self._version += 1
                                 if watch:
                                     self._done(value, True)
                                 state = _KEY if m[6] else _AFTER
