@@ -489,7 +489,12 @@ class Parser:
         changes = self._changes
         if changes is None or not self._keep:
             raise ValueError("changes() needs Parser(track_changes=True)")
-        self._flush_growth()
+        slot = self._slot
+        if slot is not None and self._state == _STRING:  # growth of the open string, inline
+            s = slot[self._slot_key]
+            if len(s) > self._str_mark:
+                changes.append(Appended(self._str_path, s[self._str_mark :]))
+                self._str_mark = len(s)
         self._changes = []
         self._dispatched = 0
         return changes
