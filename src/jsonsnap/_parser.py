@@ -577,10 +577,11 @@ class Parser:
 
     @property
     def writing(self) -> Path | None:
-        """The path being written now: of the unfinished string, number or literal, of the
-        member whose key has been read, or of the open array or object between members. While
-        a key is being read, it ends with the key's characters so far (see ``writing_key``).
-        ``None`` once the top-level value is complete, and before the first one starts."""
+        """The path being written now: of the unfinished string, number or literal; of the
+        member whose key has been read; of the next element of an array after ``[`` with a
+        value started, or after a comma; else of the open array or object. While a key is
+        being read, it ends with the key's characters so far (see ``writing_key``). ``None``
+        once the top-level value is complete, and before the first one starts."""
         if self._state == _DONE or self._error is not None:
             return None
         stack = self._stack
