@@ -37,6 +37,18 @@ positions, never slices, and hands long runs to compiled regexes: whitespace, th
 string (plain characters and complete escapes at once, decoded by the standard library's C
 string scanner), and numbers. Python code runs only at token boundaries.
 
+Fast paths read the same grammar in bigger steps, and tests/test_fast_paths.py holds each to
+the automaton (same snapshots, values and errors): the lane above; one regex match for a
+plain key, its colon and a scalar value (``_MEMBER_RE``), or a scalar element
+(``_ELEMENT_RE``); long string content decoded in windows (``_decode_long``); and an array or
+object offered whole to the standard library's C scanner when much input is left
+(``_scan``).
+
+Change records (``track_changes``, subscriptions; see ``_changes``) are made where values
+are linked and finished (``_open``, ``_close``, ``_open_string``, ``_done``), with paths
+computed from the stack; string growth is reported lazily, so the lane stays free of them.
+``_version`` counts changes to the snapshot, for ``feed()``'s answer.
+
 Invariants
 ==========
 
