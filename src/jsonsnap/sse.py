@@ -1,0 +1,207 @@
+"""A sans-IO decoder for Server-Sent Events (the ``text/event-stream`` format), by the WHATWG
+HTML standard's "event stream interpretation".
+
+:class:`SSEDecoder` takes the body of a response in whatever chunks arrive, as bytes (UTF-8,
+a character may be split across chunks) or text, and returns the events each chunk completes.
+It imports nothing from any I/O library; :func:`iter_events` and :func:`aiter_events` are the
+thin loops for a synchronous or asynchronous iterable of chunks (an HTTP client's
+``iter_bytes()`` / ``aiter_bytes()``).
+
+State carried between chunks, and why:
+
+- the incremental UTF-8 decoder's few bytes of an unfinished character;
+- the pieces of the unfinished line, joined once when its end arrives, so one long line
+  (a 16 MB ``data:`` line in 4 KiB chunks) is never rescanned;
+- ``_after_cr``: a chunk that ends in CR has ended a line, and an LF at the start of the next
+  chunk belongs to that line end (CRLF split across chunks is one line end, not two);
+- whether the leading byte order mark has been looked for (it may arrive after empty chunks
+  or be split across chunks);
+- the event being built: its type, its data lines, its ``retry``; and the last event ID,
+  which persists from event to event.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Literal
+
+__all__ = ["SSEDecoder", "ServerSentEvent", "aiter_events", "iter_events"]
+
+# "Lines must be separated by either a U+000D CARRIAGE RETURN U+000A LINE FEED (CRLF) character
+# pair, a single U+000A LINE FEED (LF) character, or a single U+000D CARRIAGE RETURN (CR)
+# character." Nothing else ends a line (not U+2028, U+0085, form feed...).
+_LINE_END = re.compile(r"[\r\n]")
+
+
+@dataclass(frozen=True, slots=True)
+class ServerSentEvent:
+    """One dispatched event.
+
+    ``event`` is the event type (``"message"`` when the stream gave none), ``data`` its data
+    lines joined with ``"\\n"``, ``id`` the last event ID seen so far in the stream (it
+    persists across events, as the standard says), ``retry`` the reconnection time in
+    milliseconds given in this event's block, if any.
+    """
+
+    event: str = "message"
+    data: str = ""
+    id: str = ""
+    retry: int | None = None
+
+
+class SSEDecoder:
+    """Turn chunks of an event stream into :class:`ServerSentEvent` objects.
+
+    ``errors`` is what to do with bytes that are not UTF-8: ``"replace"`` (the default, as the
+    standard's UTF-8 decode does) puts U+FFFD in their place; ``"strict"`` raises
+    ``UnicodeDecodeError``.
+    """
+
+    __slots__ = (
+        "_after_cr",
+        "_bom_checked",
+        "_data",
+        "_decoder",
+        "_event",
+        "_last_id",
+        "_line",
+        "_retry",
+        "retry",
+    )
+
+    def __init__(self, *, errors: Literal["replace", "strict"] = "replace") -> None:
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors)
+        self._line: list[str] = []
+        self._after_cr = False
+        self._bom_checked = False
+        self._event = ""
+        self._data: list[str] = []
+        self._retry: int | None = None
+        self._last_id = ""
+        #: The last reconnection time the stream set (``retry:``), in milliseconds.
+        self.retry: int | None = None
+
+    @property
+    def last_event_id(self) -> str:
+        """The last event ID the stream set (``id:``), empty if none."""
+        return self._last_id
+
+    def feed(self, chunk: bytes | str) -> list[ServerSentEvent]:
+        """Take the next chunk; return the events it completes, in order."""
+        text = chunk if isinstance(chunk, str) else self._decoder.decode(chunk)
+        return self._lines(text)
+
+    def close(self) -> list[ServerSentEvent]:
+        """End of the stream: an unterminated last line and an undispatched event are dropped,
+        as the standard says. Returns the events the decoder's last bytes complete (none, but
+        for a stream whose last line end was held in the decoder)."""
+        events = self._lines(self._decoder.decode(b"", True))
+        self._line.clear()
+        self._after_cr = False
+        self._event = ""
+        self._data.clear()
+        self._retry = None
+        return events
+
+    def _lines(self, text: str) -> list[ServerSentEvent]:
+        if not text:
+            return []
+        if not self._bom_checked:
+            self._bom_checked = True
+            if (
+                text[0] == "\ufeff"
+            ):  # "One leading U+FEFF BYTE ORDER MARK character must be ignored"
+                text = text[1:]
+        pos = 0
+        if self._after_cr and text:
+            self._after_cr = False
+            if text[0] == "\n":
+                pos = 1
+        events: list[ServerSentEvent] = []
+        end = len(text)
+        line_pieces = self._line
+        search = _LINE_END.search
+        while pos < end:
+            m = search(text, pos)
+            if m is None:
+                line_pieces.append(text[pos:])
+                break
+            stop = m.start()
+            if line_pieces:
+                line_pieces.append(text[pos:stop])
+                line = "".join(line_pieces)
+                line_pieces.clear()
+            else:
+                line = text[pos:stop]
+            pos = stop + 1
+            if text[stop] == "\r":
+                if pos == end:
+                    self._after_cr = True
+                elif text[pos] == "\n":
+                    pos += 1
+            event = self._line_done(line)
+            if event is not None:
+                events.append(event)
+        return events
+
+    def _line_done(self, line: str) -> ServerSentEvent | None:
+        if not line:  # "If the line is empty (a blank line): Dispatch the event"
+            return self._dispatch()
+        if (
+            line[0] == ":"
+        ):  # "If the line starts with a U+003A COLON character (:): Ignore the line."
+            return None
+        colon = line.find(":")
+        if colon < 0:  # "the whole line as the field name, and the empty string as the field value"
+            field, value = line, ""
+        else:
+            field = line[:colon]
+            value = line[colon + 1 :]
+            if value[:1] == " ":  # "If value starts with a U+0020 SPACE character, remove it"
+                value = value[1:]
+        if field == "data":
+            self._data.append(value)
+        elif field == "event":
+            self._event = value
+        elif field == "id" and "\0" not in value:  # "If the field value does not contain NULL"
+            self._last_id = value
+        elif field == "retry" and value.isascii() and value.isdigit():  # "only ASCII digits"
+            self._retry = self.retry = int(value)
+        # "Otherwise: The field is ignored." (and so are an id with NULL and a bad retry)
+        return None
+
+    def _dispatch(self) -> ServerSentEvent | None:
+        data = self._data
+        event_type = self._event
+        retry = self._retry
+        self._event = ""
+        self._retry = None
+        if not data:  # "If the data buffer is an empty string, ... return."
+            return None
+        self._data = []
+        return ServerSentEvent(event_type or "message", "\n".join(data), self._last_id, retry)
+
+
+def iter_events(
+    chunks: Iterable[bytes | str], *, errors: Literal["replace", "strict"] = "replace"
+) -> Iterator[ServerSentEvent]:
+    """The events of a stream given as an iterable of chunks (e.g. ``response.iter_bytes()``)."""
+    decoder = SSEDecoder(errors=errors)
+    for chunk in chunks:
+        yield from decoder.feed(chunk)
+    yield from decoder.close()
+
+
+async def aiter_events(
+    chunks: AsyncIterable[bytes | str], *, errors: Literal["replace", "strict"] = "replace"
+) -> AsyncIterator[ServerSentEvent]:
+    """The events of a stream given as an async iterable of chunks (``aiter_bytes()``)."""
+    decoder = SSEDecoder(errors=errors)
+    async for chunk in chunks:
+        for event in decoder.feed(chunk):
+            yield event
+    for event in decoder.close():
+        yield event

@@ -1,0 +1,123 @@
+"""The event-stream decoder against the WHATWG rules, every input cut every way."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
+
+import pytest
+
+from chunking import chunkings
+from jsonsnap.sse import ServerSentEvent, SSEDecoder, aiter_events, iter_events
+
+E = ServerSentEvent
+
+
+def decode(chunks: Sequence[bytes | str], **options: str) -> list[ServerSentEvent]:
+    decoder = SSEDecoder(**options)  # type: ignore[arg-type]
+    events: list[ServerSentEvent] = []
+    for chunk in chunks:
+        events.extend(decoder.feed(chunk))
+    events.extend(decoder.close())
+    return events
+
+
+CASES: list[tuple[str, list[ServerSentEvent]]] = [
+    ("data: hello\n\n", [E(data="hello")]),
+    ("data: a\r\n\r\ndata: b\r\rdata: c\n\n", [E(data="a"), E(data="b"), E(data="c")]),
+    ("data: one\ndata: two\n\n", [E(data="one\ntwo")]),
+    ("data\n\n", [E(data="")]),
+    ("data:\n\n", [E(data="")]),
+    ("data:no space\n\n", [E(data="no space")]),
+    ("data:  two spaces\n\n", [E(data=" two spaces")]),
+    ("event: add\ndata: 1\n\ndata: 2\n\n", [E("add", "1"), E("message", "2")]),
+    ("event: x\n\ndata: y\n\n", [E("message", "y")]),
+    (": a comment\ndata: x\n:another\n\n", [E(data="x")]),
+    ("\n\n\n", []),
+    (
+        "id: 7\ndata: a\n\ndata: b\n\nid\ndata: c\n\n",
+        [E(data="a", id="7"), E(data="b", id="7"), E(data="c")],
+    ),
+    ("id: 1\ndata: a\n\nid: x\0y\ndata: b\n\n", [E(data="a", id="1"), E(data="b", id="1")]),
+    ("id: 3\n\ndata: a\n\n", [E(data="a", id="3")]),
+    ("retry: 1500\ndata: a\n\ndata: b\n\n", [E(data="a", retry=1500), E(data="b")]),
+    ("retry: 15a\nretry:\nretry: -1\nretry: \u0661\ndata: a\n\n", [E(data="a")]),
+    ("foo: bar\ndata: a\nDATA: b\n\n", [E(data="a")]),
+    ("data: a\u2028b\x85c\x0cd\x0be\x1cf\n\n", [E(data="a\u2028b\x85c\x0cd\x0be\x1cf")]),
+    ("data: unterminated\n", []),
+    ("data: a\n\ndata: no blank line", [E(data="a")]),
+    ("\ufeffdata: bom\n\n", [E(data="bom")]),
+    ("\ufeff\ufeffdata: two boms\n\ndata: b\n\n", [E(data="b")]),
+    ("data: \u00e9\u4e2d\U0001f600\n\n", [E(data="\u00e9\u4e2d\U0001f600")]),
+    ('data: {"type": "ping"}\n\n', [E(data='{"type": "ping"}')]),
+]
+
+
+@pytest.mark.parametrize(("stream", "expected"), CASES, ids=[ascii(c[0])[:40] for c in CASES])
+def test_event_stream_rules(stream: str, expected: list[ServerSentEvent]) -> None:
+    for label, pieces in chunkings(stream.encode("utf-8")):
+        assert decode(pieces) == expected, label
+    for label, text_pieces in chunkings(stream, rounds=1):
+        assert decode(text_pieces) == expected, label
+
+
+def test_cr_at_the_end_of_a_chunk_and_lf_at_the_start_of_the_next_are_one_line_end() -> None:
+    # Two line ends would make a blank line and dispatch "a" early, then "b" separately.
+    assert decode([b"data: a\r", b"\ndata: b\r\n\r\n"]) == [E(data="a\nb")]
+    assert decode([b"data: a\r", b"", b"\n", b"data: b\n\n"]) == [E(data="a\nb")]
+
+
+def test_split_byte_order_mark_is_stripped_once() -> None:
+    assert decode([b"\xef", b"\xbb", b"\xbfdata: x\n\n"]) == [E(data="x")]
+    assert decode([b"", b"\xef\xbb\xbf", b"data: x\n\n"]) == [E(data="x")]
+
+
+def test_invalid_utf8_is_replaced_or_refused() -> None:
+    stream = b"data: a\xff\xfeb\n\n"
+    assert decode([stream]) == [E(data="a\ufffd\ufffdb")]
+    with pytest.raises(UnicodeDecodeError):
+        decode([stream], errors="strict")
+    # A character cut off at the very end of the stream.
+    assert decode([b"data: a\n\n", b"data: \xe4\xb8"]) == [E(data="a")]
+    with pytest.raises(UnicodeDecodeError):
+        decode([b"data: a\n\n", b"data: \xe4\xb8"], errors="strict")
+
+
+def test_decoder_state_is_readable() -> None:
+    decoder = SSEDecoder()
+    decoder.feed("id: 9\nretry: 250\n\n")
+    assert (decoder.last_event_id, decoder.retry) == ("9", 250)
+
+
+def test_a_16_mb_event_in_4_kib_chunks() -> None:
+    body = b"data: " + b"x" * (16 * 1024 * 1024) + b"\n\n"
+    decoder = SSEDecoder()
+    events: list[ServerSentEvent] = []
+    for i in range(0, len(body), 4096):
+        events.extend(decoder.feed(body[i : i + 4096]))
+    assert len(events) == 1 and len(events[0].data) == 16 * 1024 * 1024
+    # The unfinished line is kept as pieces, joined once when its end arrives.
+    assert decoder._line == []
+
+
+def test_iteration_helpers() -> None:
+    chunks = [b"data: 1\n", b"\ndata", b": 2\n\n"]
+    assert list(iter_events(chunks)) == [E(data="1"), E(data="2")]
+
+    async def source() -> AsyncIterator[bytes]:
+        for chunk in chunks:
+            yield chunk
+
+    async def collect() -> list[ServerSentEvent]:
+        return [event async for event in aiter_events(source())]
+
+    assert asyncio.run(collect()) == [E(data="1"), E(data="2")]
+
+
+def test_decoder_imports_no_io_library() -> None:
+    import jsonsnap.sse as sse
+
+    source = Path(sse.__file__).read_text(encoding="utf-8")
+    for name in ("httpx", "requests", "aiohttp", "socket", "asyncio"):
+        assert f"import {name}" not in source
