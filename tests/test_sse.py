@@ -23,39 +23,72 @@ def decode(chunks: Sequence[bytes | str], **options: str) -> list[ServerSentEven
     return events
 
 
-CASES: list[tuple[str, list[ServerSentEvent]]] = [
-    ("data: hello\n\n", [E(data="hello")]),
-    ("data: a\r\n\r\ndata: b\r\rdata: c\n\n", [E(data="a"), E(data="b"), E(data="c")]),
-    ("data: one\ndata: two\n\n", [E(data="one\ntwo")]),
-    ("data\n\n", [E(data="")]),
-    ("data:\n\n", [E(data="")]),
-    ("data:no space\n\n", [E(data="no space")]),
-    ("data:  two spaces\n\n", [E(data=" two spaces")]),
-    ("event: add\ndata: 1\n\ndata: 2\n\n", [E("add", "1"), E("message", "2")]),
-    ("event: x\n\ndata: y\n\n", [E("message", "y")]),
-    (": a comment\ndata: x\n:another\n\n", [E(data="x")]),
-    ("\n\n\n", []),
+# (the WHATWG rule, the stream, the events it dispatches)
+CASES: list[tuple[str, str, list[ServerSentEvent]]] = [
+    ("a blank line dispatches the event", "data: hello\n\n", [E(data="hello")]),
     (
+        "lines end at CRLF, LF or CR",
+        "data: a\r\n\r\ndata: b\r\rdata: c\n\n",
+        [E(data="a"), E(data="b"), E(data="c")],
+    ),
+    ("data lines are joined with LF", "data: one\ndata: two\n\n", [E(data="one\ntwo")]),
+    ("a field name alone has an empty value", "data\n\n", [E(data="")]),
+    ("an empty data value still counts", "data:\n\n", [E(data="")]),
+    ("the value follows the colon", "data:no space\n\n", [E(data="no space")]),
+    ("one leading space is removed", "data:  two spaces\n\n", [E(data=" two spaces")]),
+    (
+        "the event type applies to one event",
+        "event: add\ndata: 1\n\ndata: 2\n\n",
+        [E("add", "1"), E("message", "2")],
+    ),
+    ("a block with no data is not dispatched", "event: x\n\ndata: y\n\n", [E("message", "y")]),
+    ("comment lines are ignored", ": a comment\ndata: x\n:another\n\n", [E(data="x")]),
+    ("blank lines alone dispatch nothing", "\n\n\n", []),
+    (
+        "the last event id persists; an empty id resets it",
         "id: 7\ndata: a\n\ndata: b\n\nid\ndata: c\n\n",
         [E(data="a", id="7"), E(data="b", id="7"), E(data="c")],
     ),
-    ("id: 1\ndata: a\n\nid: x\0y\ndata: b\n\n", [E(data="a", id="1"), E(data="b", id="1")]),
-    ("id: 3\n\ndata: a\n\n", [E(data="a", id="3")]),
-    ("retry: 1500\ndata: a\n\ndata: b\n\n", [E(data="a", retry=1500), E(data="b")]),
-    ("retry: 15a\nretry:\nretry: -1\nretry: \u0661\ndata: a\n\n", [E(data="a")]),
-    ("foo: bar\ndata: a\nDATA: b\n\n", [E(data="a")]),
-    ("data: a\u2028b\x85c\x0cd\x0be\x1cf\n\n", [E(data="a\u2028b\x85c\x0cd\x0be\x1cf")]),
-    ("data: unterminated\n", []),
-    ("data: a\n\ndata: no blank line", [E(data="a")]),
-    ("\ufeffdata: bom\n\n", [E(data="bom")]),
-    ("\ufeff\ufeffdata: two boms\n\ndata: b\n\n", [E(data="b")]),
-    ("data: \u00e9\u4e2d\U0001f600\n\n", [E(data="\u00e9\u4e2d\U0001f600")]),
-    ('data: {"type": "ping"}\n\n', [E(data='{"type": "ping"}')]),
+    (
+        "an id containing NUL is ignored",
+        "id: 1\ndata: a\n\nid: x\0y\ndata: b\n\n",
+        [E(data="a", id="1"), E(data="b", id="1")],
+    ),
+    ("an id set in a block with no data persists", "id: 3\n\ndata: a\n\n", [E(data="a", id="3")]),
+    (
+        "retry is a number of milliseconds",
+        "retry: 1500\ndata: a\n\ndata: b\n\n",
+        [E(data="a", retry=1500), E(data="b")],
+    ),
+    (
+        "retry counts only when all ASCII digits",
+        "retry: 15a\nretry:\nretry: -1\nretry: \u0661\ndata: a\n\n",
+        [E(data="a")],
+    ),
+    (
+        "unknown fields are ignored (names are case-sensitive)",
+        "foo: bar\ndata: a\nDATA: b\n\n",
+        [E(data="a")],
+    ),
+    (
+        "nothing else ends a line",
+        "data: a\u2028b\x85c\x0cd\x0be\x1cf\n\n",
+        [E(data="a\u2028b\x85c\x0cd\x0be\x1cf")],
+    ),
+    ("an unterminated event is dropped at the end", "data: unterminated\n", []),
+    ("an unterminated last line is dropped", "data: a\n\ndata: no blank line", [E(data="a")]),
+    ("one leading byte order mark is ignored", "\ufeffdata: bom\n\n", [E(data="bom")]),
+    (
+        "only one byte order mark is ignored",
+        "\ufeff\ufeffdata: two boms\n\ndata: b\n\n",
+        [E(data="b")],
+    ),
+    ("the stream is UTF-8", "data: \u00e9\u4e2d\U0001f600\n\n", [E(data="\u00e9\u4e2d\U0001f600")]),
 ]
 
 
-@pytest.mark.parametrize(("stream", "expected"), CASES, ids=[ascii(c[0])[:40] for c in CASES])
-def test_event_stream_rules(stream: str, expected: list[ServerSentEvent]) -> None:
+@pytest.mark.parametrize(("rule", "stream", "expected"), CASES, ids=[c[0] for c in CASES])
+def test_event_stream_rules(rule: str, stream: str, expected: list[ServerSentEvent]) -> None:
     for label, pieces in chunkings(stream.encode("utf-8")):
         assert decode(pieces) == expected, label
     for label, text_pieces in chunkings(stream, rounds=1):
