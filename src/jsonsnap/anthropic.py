@@ -1,0 +1,231 @@
+"""Rebuild an Anthropic Messages stream, with live tool-input snapshots.
+
+:class:`MessageAccumulator` takes the stream's events one at a time (each the decoded
+``data`` of a server-sent event, or an event object of the official SDK) and keeps
+``.message``, the message so far as a plain dict in the API's shape. One handler per event
+type; content blocks are addressed by ``index``. A tool block's input is streamed as JSON
+fragments (``input_json_delta``): a :class:`jsonsnap.Parser` per block turns them into a live
+snapshot at every delta and into the strict value at ``content_block_stop``; its state is in
+``.tools[index]`` (:class:`ToolInput`), and :meth:`ToolInput.final` is the one way to get
+arguments fit to run a tool with.
+
+Nothing is lost on bad or unfinished input: invalid tool JSON marks that block (with the
+position and the raw text) and the stream goes on; a stream cut at ``max_tokens`` or before
+``message_stop`` leaves each unfinished input as its best-effort snapshot, marked incomplete.
+An ``error`` event raises :class:`StreamError`, and so do events out of order; ``.message``
+stays readable. Unknown event, block and delta types are ignored, or kept as they came.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from ._errors import JSONDecodeError
+from ._parser import Parser
+from .sse import SSEDecoder
+
+__all__ = ["MessageAccumulator", "StreamError", "ToolInput", "ToolInputError", "accumulate"]
+
+#: Block types whose ``input`` streams as JSON fragments.
+TOOL_BLOCKS = frozenset({"tool_use", "server_tool_use", "mcp_tool_use"})
+
+
+class StreamError(Exception):
+    """The stream reported an error (``error_type`` and ``message`` from its body), or broke
+    the protocol (``error_type`` is ``None``)."""
+
+    def __init__(self, message: str, *, error_type: str | None = None) -> None:
+        super().__init__(f"{error_type}: {message}" if error_type else message)
+        self.message = message
+        self.error_type = error_type
+
+
+class ToolInputError(ValueError):
+    """A tool's input is not fit to run the tool with: unfinished, or invalid JSON."""
+
+
+class ToolInput:
+    """The streamed input of one tool block."""
+
+    __slots__ = ("_parser", "_value", "complete", "error", "index", "name", "raw")
+
+    def __init__(self, index: int, name: str) -> None:
+        self.index = index
+        self.name = name
+        #: The JSON text received so far.
+        self.raw = ""
+        #: Whether the input was strictly parsed, at the end of its block.
+        self.complete = False
+        #: The error the JSON text failed with, if it did.
+        self.error: JSONDecodeError | None = None
+        self._parser = Parser()
+        self._value: Any = None
+
+    @property
+    def snapshot(self) -> Any:
+        """The best-effort value so far (live; ``{}`` before anything shows)."""
+        return self._parser.snapshot({})
+
+    def final(self) -> Any:
+        """The strictly parsed input, or :class:`ToolInputError` when there is none."""
+        if self.error is not None:
+            raise ToolInputError(
+                f"tool {self.name!r} (block {self.index}) has invalid input JSON: {self.error}"
+            )
+        if not self.complete:
+            raise ToolInputError(f"tool {self.name!r} (block {self.index}) input is unfinished")
+        return self._value
+
+    def _feed(self, fragment: str) -> None:
+        raw = self.raw
+        self.raw = ""
+        raw += fragment
+        self.raw = raw
+        if self.error is None:
+            try:
+                self._parser.feed(fragment)
+            except JSONDecodeError as err:
+                self.error = err
+
+    def _close(self) -> Any:
+        if self.error is None:
+            try:
+                value = self._parser.close() if self.raw.strip() else {}
+            except JSONDecodeError as err:
+                self.error = err
+            else:
+                self.complete = True
+                self._value = value
+                return value
+        return self.snapshot
+
+
+def _append(block: dict[str, Any], key: str, text: str) -> None:
+    """``block[key] += text``, in place when CPython can (the dict lets go of it meanwhile)."""
+    s = block.get(key, "")
+    block[key] = None
+    s += text
+    block[key] = s
+
+
+class MessageAccumulator:
+    """Accumulate one Anthropic Messages stream into ``.message``."""
+
+    def __init__(self) -> None:
+        #: The message so far, in the API's shape (``None`` before ``message_start``).
+        self.message: dict[str, Any] | None = None
+        #: The streamed tool inputs, by content block index.
+        self.tools: dict[int, ToolInput] = {}
+        #: Whether ``message_stop`` has arrived.
+        self.done = False
+        #: How many events were fed.
+        self.events = 0
+        self._handlers: dict[str, Callable[[Mapping[str, Any]], None]] = {
+            "message_start": self._message_start,
+            "content_block_start": self._block_start,
+            "content_block_delta": self._block_delta,
+            "content_block_stop": self._block_stop,
+            "message_delta": self._message_delta,
+            "message_stop": self._message_stop,
+            "ping": lambda event: None,
+            "error": self._error,
+        }
+
+    def feed(self, event: Mapping[str, Any] | Any) -> None:
+        """Take one event: a mapping (decoded ``data``) or an SDK event object."""
+        if not isinstance(event, Mapping):
+            dump = getattr(event, "model_dump", None) or getattr(event, "to_dict", None)
+            if dump is None:
+                raise TypeError(f"not an event: {type(event).__name__}")
+            event = dump()
+        self.events += 1
+        kind = event.get("type")
+        handler = self._handlers.get(kind)  # type: ignore[arg-type]
+        if handler is None:
+            return  # an event type this version does not know
+        if self.message is None and kind not in ("message_start", "ping", "error"):
+            raise StreamError(f"{kind} before message_start")
+        handler(event)
+
+    # -- handlers ---------------------------------------------------------------------------
+
+    def _message_start(self, event: Mapping[str, Any]) -> None:
+        if self.message is not None:
+            raise StreamError("a second message_start")
+        message = dict(event["message"])
+        message["content"] = [dict(block) for block in message.get("content") or ()]
+        message["usage"] = dict(message.get("usage") or {})
+        self.message = message
+
+    def _block(self, event: Mapping[str, Any]) -> dict[str, Any]:
+        index = event["index"]
+        content = self.message["content"]  # type: ignore[index]
+        if not 0 <= index < len(content):
+            raise StreamError(f"{event['type']} for block {index}, which has not started")
+        block: dict[str, Any] = content[index]
+        return block
+
+    def _block_start(self, event: Mapping[str, Any]) -> None:
+        index = event["index"]
+        content = self.message["content"]  # type: ignore[index]
+        if index != len(content):
+            raise StreamError(f"content_block_start for block {index}, expected {len(content)}")
+        block = dict(event["content_block"])
+        content.append(block)
+        if block.get("type") in TOOL_BLOCKS:
+            self.tools[index] = ToolInput(index, block.get("name", ""))
+
+    def _block_delta(self, event: Mapping[str, Any]) -> None:
+        block = self._block(event)
+        delta = event["delta"]
+        kind = delta.get("type")
+        if kind == "text_delta":
+            _append(block, "text", delta["text"])
+        elif kind == "input_json_delta":
+            tool = self.tools.get(event["index"])
+            if tool is None:
+                raise StreamError(f"input_json_delta for block {event['index']}, not a tool")
+            tool._feed(delta["partial_json"])
+            block["input"] = tool.snapshot
+        elif kind == "thinking_delta":
+            _append(block, "thinking", delta["thinking"])
+        elif kind == "signature_delta":
+            block["signature"] = delta["signature"]
+        elif kind == "citations_delta":
+            block.setdefault("citations", []).append(delta["citation"])
+        # Other delta types: ignored, so that new API features do not break the stream.
+
+    def _block_stop(self, event: Mapping[str, Any]) -> None:
+        block = self._block(event)
+        tool = self.tools.get(event["index"])
+        if tool is not None:
+            block["input"] = tool._close()
+
+    def _message_delta(self, event: Mapping[str, Any]) -> None:
+        message: dict[str, Any] = self.message  # type: ignore[assignment]
+        message.update(event.get("delta") or {})
+        usage = message["usage"]
+        for key, value in (event.get("usage") or {}).items():
+            if value is not None:  # counts are cumulative: the latest overwrites
+                usage[key] = value
+
+    def _message_stop(self, event: Mapping[str, Any]) -> None:
+        self.done = True
+
+    def _error(self, event: Mapping[str, Any]) -> None:
+        error = event.get("error") or {}
+        raise StreamError(str(error.get("message", "")), error_type=error.get("type", "error"))
+
+
+def accumulate(chunks: Iterable[bytes | str]) -> MessageAccumulator:
+    """Read a whole event stream (chunks of the HTTP body) into an accumulator."""
+    accumulator = MessageAccumulator()
+    decoder = SSEDecoder()
+    for chunk in chunks:
+        for event in decoder.feed(chunk):
+            accumulator.feed(json.loads(event.data))
+    for event in decoder.close():
+        accumulator.feed(json.loads(event.data))
+    return accumulator

@@ -1,0 +1,306 @@
+"""The Anthropic Messages accumulator on hand-written event streams, tool JSON cut every way."""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import pytest
+
+import jsonsnap
+from jsonsnap.anthropic import MessageAccumulator, StreamError, ToolInputError, accumulate
+
+ARGS = {"path": "calc.py", "content": 'def add(a, b):\n    return a + b  # "sum" \u2713\n'}
+
+
+def start(**usage: int) -> dict[str, Any]:
+    message: dict[str, Any] = {
+        "id": "msg_1",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-test",
+        "content": [],
+        "stop_reason": None,
+        "stop_sequence": None,
+        "usage": {"input_tokens": 10, "output_tokens": 1, **usage},
+    }
+    return {"type": "message_start", "message": message}
+
+
+def tool_events(index: int, pieces: list[str], name: str = "write_file") -> list[dict[str, Any]]:
+    block = {"type": "tool_use", "id": f"toolu_{index}", "name": name, "input": {}}
+    events: list[dict[str, Any]] = [
+        {"type": "content_block_start", "index": index, "content_block": block}
+    ]
+    for piece in pieces:
+        delta = {"type": "input_json_delta", "partial_json": piece}
+        events.append({"type": "content_block_delta", "index": index, "delta": delta})
+    events.append({"type": "content_block_stop", "index": index})
+    return events
+
+
+def text_events(index: int, pieces: list[str]) -> list[dict[str, Any]]:
+    block = {"type": "text", "text": ""}
+    events: list[dict[str, Any]] = [
+        {"type": "content_block_start", "index": index, "content_block": block}
+    ]
+    for piece in pieces:
+        delta = {"type": "text_delta", "text": piece}
+        events.append({"type": "content_block_delta", "index": index, "delta": delta})
+    events.append({"type": "content_block_stop", "index": index})
+    return events
+
+
+def finish(stop_reason: str = "tool_use") -> list[dict[str, Any]]:
+    delta = {"stop_reason": stop_reason, "stop_sequence": None}
+    return [
+        {"type": "message_delta", "delta": delta, "usage": {"output_tokens": 42}},
+        {"type": "message_stop"},
+    ]
+
+
+def cut(text: str, rng: random.Random) -> list[str]:
+    pieces, pos = [], 0
+    while pos < len(text):
+        step = rng.randint(1, 9)
+        pieces.append(text[pos : pos + step])
+        pos += step
+    return pieces
+
+
+def feed_all(events: list[dict[str, Any]]) -> MessageAccumulator:
+    acc = MessageAccumulator()
+    for event in events:
+        acc.feed(event)
+    return acc
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_text_then_tool_call(seed: int) -> None:
+    rng = random.Random(seed)
+    raw = json.dumps(ARGS)
+    events = [
+        start(),
+        {"type": "ping"},
+        *text_events(0, ["I'll write ", "the file."]),
+        *tool_events(1, cut(raw, rng)),
+        *finish(),
+    ]
+    acc = feed_all(events)
+    message = acc.message
+    assert message is not None and acc.done
+    assert message["content"][0] == {"type": "text", "text": "I'll write the file."}
+    assert message["content"][1]["input"] == ARGS
+    assert message["stop_reason"] == "tool_use"
+    assert message["usage"] == {"input_tokens": 10, "output_tokens": 42}
+    tool = acc.tools[1]
+    assert (tool.complete, tool.error, tool.raw, tool.final()) == (True, None, raw, ARGS)
+
+
+def test_tool_input_snapshot_grows_with_each_delta() -> None:
+    acc = MessageAccumulator()
+    acc.feed(start())
+    expected: list[dict[str, str]] = [
+        {},
+        {"path": "ca"},
+        {"path": "calc.py"},
+        {"path": "calc.py", "content": "print(1)\n"},
+    ]
+    pieces = ['{"path": "ca', 'lc.py", "con', 'tent": "print(1)\\n"}']
+    seen = []
+    for event in tool_events(0, pieces)[:-1]:
+        acc.feed(event)
+        seen.append(dict(acc.message["content"][0]["input"]))  # type: ignore[index]
+    assert seen == expected
+    with pytest.raises(ToolInputError, match="unfinished"):
+        acc.tools[0].final()  # no content_block_stop yet: not fit to run
+
+
+def test_max_tokens_keeps_the_unfinished_string() -> None:
+    events = [
+        start(),
+        *tool_events(0, ['{"path": "a.py", "content": "line 1\\nli'])[:-1],
+        *finish("max_tokens"),
+    ]
+    acc = feed_all(events)
+    assert acc.message["content"][0]["input"] == {"path": "a.py", "content": "line 1\nli"}  # type: ignore[index]
+    tool = acc.tools[0]
+    assert not tool.complete and tool.raw.endswith("li")
+    with pytest.raises(ToolInputError):
+        tool.final()
+
+
+def test_invalid_tool_json_marks_the_block_and_the_stream_goes_on() -> None:
+    events = [start(), *tool_events(0, ['{"a": 1', " 2}"]), *text_events(1, ["after"]), *finish()]
+    acc = feed_all(events)
+    tool = acc.tools[0]
+    assert tool.error is not None and tool.error.pos == 8 and not tool.complete
+    # The last good snapshot: everything before the offending character.
+    assert acc.message["content"][0]["input"] == {"a": 1}  # type: ignore[index]
+    assert acc.message["content"][1]["text"] == "after"  # type: ignore[index]
+    with pytest.raises(ToolInputError, match="invalid input JSON"):
+        tool.final()
+
+
+def test_empty_tool_input() -> None:
+    acc = feed_all([start(), *tool_events(0, []), *finish()])
+    assert acc.tools[0].final() == {}
+
+
+def test_thinking_signature_citations_and_unknown_types() -> None:
+    events: list[dict[str, Any]] = [
+        start(),
+        {
+            "type": "content_block_start",
+            "index": 0,
+            "content_block": {"type": "thinking", "thinking": ""},
+        },
+        {
+            "type": "content_block_delta",
+            "index": 0,
+            "delta": {"type": "thinking_delta", "thinking": "Hmm"},
+        },
+        {
+            "type": "content_block_delta",
+            "index": 0,
+            "delta": {"type": "thinking_delta", "thinking": "..."},
+        },
+        {
+            "type": "content_block_delta",
+            "index": 0,
+            "delta": {"type": "signature_delta", "signature": "s1"},
+        },
+        {
+            "type": "content_block_delta",
+            "index": 0,
+            "delta": {"type": "signature_delta", "signature": "s2"},
+        },
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "future_delta", "x": 1}},
+        {"type": "content_block_stop", "index": 0},
+        {"type": "content_block_start", "index": 1, "content_block": {"type": "text", "text": ""}},
+        {
+            "type": "content_block_delta",
+            "index": 1,
+            "delta": {"type": "citations_delta", "citation": {"n": 1}},
+        },
+        {
+            "type": "content_block_delta",
+            "index": 1,
+            "delta": {"type": "citations_delta", "citation": {"n": 2}},
+        },
+        {"type": "content_block_stop", "index": 1},
+        {
+            "type": "content_block_start",
+            "index": 2,
+            "content_block": {"type": "redacted_thinking", "data": "x"},
+        },
+        {"type": "content_block_stop", "index": 2},
+        {"type": "future_event", "anything": True},
+        *finish("end_turn"),
+    ]
+    content = feed_all(events).message["content"]  # type: ignore[index]
+    assert content[0] == {"type": "thinking", "thinking": "Hmm...", "signature": "s2"}
+    assert content[1]["citations"] == [{"n": 1}, {"n": 2}]
+    assert content[2] == {"type": "redacted_thinking", "data": "x"}
+
+
+def test_message_delta_overwrites_and_keeps_absent_fields() -> None:
+    acc = feed_all([start(cache_read_input_tokens=5)])
+    acc.feed(
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": "end_turn"},
+            "usage": {"output_tokens": 7},
+        }
+    )
+    acc.feed(
+        {"type": "message_delta", "delta": {}, "usage": {"output_tokens": 9, "input_tokens": None}}
+    )
+    message = acc.message
+    assert message is not None and message["stop_reason"] == "end_turn"
+    assert message["usage"] == {
+        "input_tokens": 10,
+        "output_tokens": 9,
+        "cache_read_input_tokens": 5,
+    }
+
+
+def test_error_event_raises_and_keeps_the_message() -> None:
+    acc = feed_all([start(), *text_events(0, ["partial"])[:-1]])
+    error = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
+    with pytest.raises(StreamError) as caught:
+        acc.feed(error)
+    assert (caught.value.error_type, caught.value.message) == ("overloaded_error", "Overloaded")
+    assert acc.message["content"][0]["text"] == "partial"  # type: ignore[index]
+
+
+@pytest.mark.parametrize(
+    "events",
+    [
+        [{"type": "content_block_start", "index": 0, "content_block": {"type": "text"}}],
+        [start(), start()],
+        [
+            start(),
+            {
+                "type": "content_block_delta",
+                "index": 0,
+                "delta": {"type": "text_delta", "text": "x"},
+            },
+        ],
+        [start(), {"type": "content_block_start", "index": 1, "content_block": {"type": "text"}}],
+        [start(), *text_events(0, [])[:1], {"type": "content_block_stop", "index": 3}],
+        [
+            start(),
+            *text_events(0, [])[:1],
+            {
+                "type": "content_block_delta",
+                "index": 0,
+                "delta": {"type": "input_json_delta", "partial_json": "{"},
+            },
+        ],
+    ],
+    ids=["before start", "two starts", "delta first", "index gap", "stop unknown", "json to text"],
+)
+def test_events_out_of_order_are_refused(events: list[dict[str, Any]]) -> None:
+    with pytest.raises(StreamError):
+        feed_all(events)
+
+
+def test_sdk_like_event_objects() -> None:
+    class Event:
+        def __init__(self, data: dict[str, Any]) -> None:
+            self.data = data
+
+        def model_dump(self) -> dict[str, Any]:
+            return self.data
+
+    acc = MessageAccumulator()
+    for event in [start(), *text_events(0, ["hi"]), *finish("end_turn")]:
+        acc.feed(Event(event))
+    assert acc.message["content"] == [{"type": "text", "text": "hi"}]  # type: ignore[index]
+    with pytest.raises(TypeError):
+        acc.feed(object())
+
+
+def test_accumulate_reads_an_sse_body_cut_anywhere() -> None:
+    events = [
+        start(),
+        *text_events(0, ["Hello"]),
+        *tool_events(1, ['{"path": ', '"x"}']),
+        *finish(),
+    ]
+    body = "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events).encode()
+    rng = random.Random(3)
+    for _ in range(5):
+        chunks, pos = [], 0
+        while pos < len(body):
+            step = rng.choice((1, 3, 7, 64))
+            chunks.append(body[pos : pos + step])
+            pos += step
+        acc = accumulate(chunks)
+        assert acc.message["content"][1]["input"] == {"path": "x"}  # type: ignore[index]
+        assert acc.done and acc.events == len(events)
+    assert isinstance(acc.tools[1].error, type(None)) and jsonsnap.loads(acc.tools[1].raw) == {
+        "path": "x"
+    }
