@@ -66,6 +66,7 @@ Invariants
 from __future__ import annotations
 
 import codecs
+import copy
 import json.decoder
 import json.scanner
 import re
@@ -342,8 +343,9 @@ class Parser:
         self._retracted: tuple[Any, Any, Any] | None = None
         self._quote_hint: tuple[int, int] | None = None
         # Without object hooks, a depth limit or change records, brackets are handled inline.
-        self._plain = not (object_pairs_hook or object_hook or max_depth is not None)
-        self._plain = self._plain and not track_changes
+        self._plain = not (
+            object_pairs_hook or object_hook or max_depth is not None or track_changes
+        )
         # Change records (None when not kept), how many went to subscribers, the subscribers,
         # and the open string's path and length already reported.
         self._changes: list[Change] | None = [] if track_changes else None
@@ -501,12 +503,7 @@ class Parser:
         changes = self._changes
         if changes is None or not self._keep:
             raise ValueError("changes() needs Parser(track_changes=True)")
-        slot = self._slot
-        if slot is not None and self._state == _STRING:  # growth of the open string, inline
-            s = slot[self._slot_key]
-            if len(s) > self._str_mark:
-                changes.append(Appended(self._str_path, s[self._str_mark :]))
-                self._str_mark = len(s)
+        self._flush_growth()
         self._changes = []
         self._dispatched = 0
         return changes
@@ -696,16 +693,7 @@ class Parser:
 
     def _reraise(self) -> JSONDecodeError:
         """A fresh copy of the error the parser failed with, to raise again."""
-        err: Any = self._error
-        return JSONDecodeError(
-            err.msg,
-            err.doc,
-            err.pos,
-            lineno=err.lineno,
-            colno=err.colno,
-            doc_offset=err.doc_offset,
-            incomplete=err.incomplete,
-        )
+        return copy.copy(self._error)  # type: ignore[return-value]
 
     # ------------------------------------------------------------------ building the value
 

@@ -24,7 +24,7 @@ from typing import Any
 
 from ._errors import JSONDecodeError
 from ._parser import Parser
-from .sse import SSEDecoder
+from .sse import iter_events
 
 __all__ = ["MessageAccumulator", "StreamError", "ToolInput", "ToolInputError", "accumulate"]
 
@@ -222,10 +222,6 @@ class MessageAccumulator:
 def accumulate(chunks: Iterable[bytes | str]) -> MessageAccumulator:
     """Read a whole event stream (chunks of the HTTP body) into an accumulator."""
     accumulator = MessageAccumulator()
-    decoder = SSEDecoder()
-    for chunk in chunks:
-        for event in decoder.feed(chunk):
-            accumulator.feed(json.loads(event.data))
-    for event in decoder.close():
+    for event in iter_events(chunks):
         accumulator.feed(json.loads(event.data))
     return accumulator
