@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -304,3 +306,117 @@ def test_accumulate_reads_an_sse_body_cut_anywhere() -> None:
     assert isinstance(acc.tools[1].error, type(None)) and jsonsnap.loads(acc.tools[1].raw) == {
         "path": "x"
     }
+
+
+def render(events: list[dict[str, Any]]) -> bytes:
+    """The events in the wire format, with a CRLF, a comment and a ping among them."""
+    lines = [": stream opened\r\n"]
+    lines += (f"event: {event['type']}\ndata: {json.dumps(event)}\n\n" for event in events)
+    return "".join(lines).encode()
+
+
+def test_feed_says_what_each_event_did() -> None:
+    raw = '{"path": "a.py", "content": "x\\ny"}'
+    events = [
+        start(),
+        *text_events(0, ["Hi", " there"]),
+        *tool_events(1, cut(raw, random.Random(3))),
+    ]
+    events += finish()
+    acc = MessageAccumulator()
+    updates = [acc.feed(event) for event in events]
+    assert [u.event for u in updates] == [e["type"] for e in events]
+    assert "".join(u.text for u in updates) == "Hi there"
+    # Each tool delta's update carries the tool and its snapshot right after that delta.
+    tool_updates = [u for u in updates if u.delta == "input_json_delta"]
+    assert all(u.tool is acc.tools[1] and u.index == 1 for u in tool_updates)
+    pieces = [
+        e["delta"]["partial_json"]
+        for e in events
+        if e.get("delta", {}).get("type") == "input_json_delta"
+    ]
+    fed = ""
+    acc2 = MessageAccumulator()
+    acc2.feed(start())
+    for event in events[1:]:
+        update = acc2.feed(event)
+        if update.delta == "input_json_delta":
+            fed += event["delta"]["partial_json"]
+            assert update.snapshot == jsonsnap.parse_partial(fed, {})
+    assert fed == "".join(pieces)
+    stop = updates[-3]
+    assert stop.event == "content_block_stop" and stop.tool is not None and stop.tool.complete
+    assert stop.block is acc.message["content"][1]  # type: ignore[index]
+    # Message-level events concern no block.
+    assert updates[0].index is None and updates[-1].block is None and updates[-1].snapshot is None
+
+
+def test_text_and_thinking_updates_name_their_delta() -> None:
+    acc = MessageAccumulator()
+    acc.feed(start())
+    acc.feed(
+        {
+            "type": "content_block_start",
+            "index": 0,
+            "content_block": {"type": "thinking", "thinking": ""},
+        }
+    )
+    update = acc.feed(
+        {
+            "type": "content_block_delta",
+            "index": 0,
+            "delta": {"type": "thinking_delta", "thinking": "hm"},
+        }
+    )
+    assert (update.delta, update.text, update.tool) == ("thinking_delta", "hm", None)
+    assert acc.feed({"type": "future_event"}).event == "future_event"
+
+
+def test_updates_from_body_chunks() -> None:
+    raw = json.dumps(ARGS)
+    events = [
+        start(),
+        {"type": "ping"},
+        *text_events(0, ["a", "b"]),
+        *tool_events(1, cut(raw, random.Random(1))),
+    ]
+    events += finish()
+    body = render(events)
+    rng = random.Random(7)
+    chunks, pos = [], 0
+    while pos < len(body):
+        step = rng.randint(1, 40)
+        chunks.append(body[pos : pos + step])
+        pos += step
+    acc = MessageAccumulator()
+    texts = [u.text for u in acc.updates(chunks) if u.text]
+    assert texts == ["a", "b"] and acc.done and acc.tools[1].final() == ARGS
+    assert acc.message == accumulate([body]).message == feed_all(events).message
+
+
+def test_async_updates() -> None:
+    body = render([start(), *text_events(0, ["x", "y"]), *finish("end_turn")])
+
+    async def chunks() -> AsyncIterator[bytes]:
+        for i in range(0, len(body), 5):
+            yield body[i : i + 5]
+
+    async def run() -> tuple[MessageAccumulator, list[str]]:
+        acc = MessageAccumulator()
+        return acc, [u.event async for u in acc.aupdates(chunks())]
+
+    acc, kinds = asyncio.run(run())
+    assert kinds[0] == "message_start" and kinds[-1] == "message_stop" and len(kinds) == 7
+    assert acc.message["content"] == [{"type": "text", "text": "xy"}]  # type: ignore[index]
+
+
+def test_an_error_in_the_body_stops_the_updates_and_keeps_the_message() -> None:
+    error = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
+    body = render([start(), *text_events(0, ["partial"])[:2], error, *finish()])
+    acc = MessageAccumulator()
+    seen: list[str] = []
+    with pytest.raises(StreamError) as info:
+        seen.extend(update.event for update in acc.updates([body]))
+    assert info.value.error_type == "overloaded_error" and info.value.message == "Overloaded"
+    assert seen == ["message_start", "content_block_start", "content_block_delta"]
+    assert acc.message["content"][0]["text"] == "partial"  # type: ignore[index]

@@ -14,19 +14,32 @@ position and the raw text) and the stream goes on; a stream cut at ``max_tokens`
 ``message_stop`` leaves each unfinished input as its best-effort snapshot, marked incomplete.
 An ``error`` event raises :class:`StreamError`, and so do events out of order; ``.message``
 stays readable. Unknown event, block and delta types are ignored, or kept as they came.
+
+For UI code, :meth:`MessageAccumulator.feed` returns an :class:`Update` saying what the event
+did (the text it appended, the tool input it grew, with its snapshot), and
+:meth:`MessageAccumulator.updates` / :meth:`~MessageAccumulator.aupdates` turn the chunks of an
+HTTP body into those updates; :func:`accumulate` reads a whole body into an accumulator.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from ._errors import JSONDecodeError
 from ._parser import Parser
-from .sse import iter_events
+from .sse import SSEDecoder
 
-__all__ = ["MessageAccumulator", "StreamError", "ToolInput", "ToolInputError", "accumulate"]
+__all__ = [
+    "MessageAccumulator",
+    "StreamError",
+    "ToolInput",
+    "ToolInputError",
+    "Update",
+    "accumulate",
+]
 
 #: Block types whose ``input`` streams as JSON fragments.
 TOOL_BLOCKS = frozenset({"tool_use", "server_tool_use", "mcp_tool_use"})
@@ -102,6 +115,29 @@ class ToolInput:
         return self.snapshot
 
 
+@dataclass(frozen=True)
+class Update:
+    """What one event did to the message, for UI code (returned by ``feed()``)."""
+
+    #: The event's type (``"content_block_delta"``, ``"message_delta"``, ...).
+    event: str
+    #: The content block the event is about, or ``None`` for message-level events.
+    index: int | None = None
+    #: That block as accumulated so far (live: later events grow it).
+    block: dict[str, Any] | None = None
+    #: The delta's type, for ``content_block_delta`` (``"text_delta"``, ...).
+    delta: str | None = None
+    #: The text this event appended: of a ``text_delta``, or of a ``thinking_delta``.
+    text: str = ""
+    #: The tool input of the block, for the events of a tool block.
+    tool: ToolInput | None = None
+
+    @property
+    def snapshot(self) -> Any:
+        """The tool input's best-effort value now (``None`` when the event is not a tool's)."""
+        return None if self.tool is None else self.tool.snapshot
+
+
 def _append(block: dict[str, Any], key: str, text: str) -> None:
     """``block[key] += text``, in place when CPython can (the dict lets go of it meanwhile)."""
     s = block.get(key, "")
@@ -122,7 +158,7 @@ class MessageAccumulator:
         self.done = False
         #: How many events were fed.
         self.events = 0
-        self._handlers: dict[str, Callable[[Mapping[str, Any]], None]] = {
+        self._handlers: dict[str, Callable[[Mapping[str, Any]], Update | None]] = {
             "message_start": self._message_start,
             "content_block_start": self._block_start,
             "content_block_delta": self._block_delta,
@@ -133,8 +169,9 @@ class MessageAccumulator:
             "error": self._error,
         }
 
-    def feed(self, event: Mapping[str, Any] | Any) -> None:
-        """Take one event: a mapping (decoded ``data``) or an SDK event object."""
+    def feed(self, event: Mapping[str, Any] | Any) -> Update:
+        """Take one event: a mapping (decoded ``data``) or an SDK event object. Returns what it
+        did; raises :class:`StreamError` for an ``error`` event or one out of order."""
         if not isinstance(event, Mapping):
             dump = getattr(event, "model_dump", None) or getattr(event, "to_dict", None)
             if dump is None:
@@ -144,10 +181,29 @@ class MessageAccumulator:
         kind = event.get("type")
         handler = self._handlers.get(kind)  # type: ignore[arg-type]
         if handler is None:
-            return  # an event type this version does not know
+            return Update(str(kind))  # an event type this version does not know
         if self.message is None and kind not in ("message_start", "ping", "error"):
             raise StreamError(f"{kind} before message_start")
-        handler(event)
+        return handler(event) or Update(kind)  # type: ignore[arg-type]
+
+    def updates(self, chunks: Iterable[bytes | str]) -> Iterator[Update]:
+        """Decode an event stream given as chunks of the HTTP body (``iter_bytes()``) and feed
+        each event; yield what each did. ``.message`` is complete when the iteration ends."""
+        decoder = SSEDecoder()
+        for chunk in chunks:
+            for event in decoder.feed(chunk):
+                yield self.feed(json.loads(event.data))
+        for event in decoder.close():
+            yield self.feed(json.loads(event.data))
+
+    async def aupdates(self, chunks: AsyncIterable[bytes | str]) -> AsyncIterator[Update]:
+        """:meth:`updates` for an async iterable of chunks (``aiter_bytes()``)."""
+        decoder = SSEDecoder()
+        async for chunk in chunks:
+            for event in decoder.feed(chunk):
+                yield self.feed(json.loads(event.data))
+        for event in decoder.close():
+            yield self.feed(json.loads(event.data))
 
     # -- handlers ---------------------------------------------------------------------------
 
@@ -167,41 +223,51 @@ class MessageAccumulator:
         block: dict[str, Any] = content[index]
         return block
 
-    def _block_start(self, event: Mapping[str, Any]) -> None:
+    def _block_start(self, event: Mapping[str, Any]) -> Update:
         index = event["index"]
         content = self.message["content"]  # type: ignore[index]
         if index != len(content):
             raise StreamError(f"content_block_start for block {index}, expected {len(content)}")
         block = dict(event["content_block"])
         content.append(block)
+        tool = None
         if block.get("type") in TOOL_BLOCKS:
-            self.tools[index] = ToolInput(index, block.get("name", ""))
+            tool = self.tools[index] = ToolInput(index, block.get("name", ""))
+        return Update("content_block_start", index, block, tool=tool)
 
-    def _block_delta(self, event: Mapping[str, Any]) -> None:
+    def _block_delta(self, event: Mapping[str, Any]) -> Update:
         block = self._block(event)
+        index = event["index"]
         delta = event["delta"]
         kind = delta.get("type")
+        text = ""
+        tool = None
         if kind == "text_delta":
-            _append(block, "text", delta["text"])
+            text = delta["text"]
+            _append(block, "text", text)
         elif kind == "input_json_delta":
-            tool = self.tools.get(event["index"])
+            tool = self.tools.get(index)
             if tool is None:
-                raise StreamError(f"input_json_delta for block {event['index']}, not a tool")
+                raise StreamError(f"input_json_delta for block {index}, not a tool")
             tool._feed(delta["partial_json"])
             block["input"] = tool.snapshot
         elif kind == "thinking_delta":
-            _append(block, "thinking", delta["thinking"])
+            text = delta["thinking"]
+            _append(block, "thinking", text)
         elif kind == "signature_delta":
             block["signature"] = delta["signature"]
         elif kind == "citations_delta":
             block.setdefault("citations", []).append(delta["citation"])
         # Other delta types: ignored, so that new API features do not break the stream.
+        return Update("content_block_delta", index, block, kind, text, tool)
 
-    def _block_stop(self, event: Mapping[str, Any]) -> None:
+    def _block_stop(self, event: Mapping[str, Any]) -> Update:
         block = self._block(event)
-        tool = self.tools.get(event["index"])
+        index = event["index"]
+        tool = self.tools.get(index)
         if tool is not None:
             block["input"] = tool._close()
+        return Update("content_block_stop", index, block, tool=tool)
 
     def _message_delta(self, event: Mapping[str, Any]) -> None:
         message: dict[str, Any] = self.message  # type: ignore[assignment]
@@ -222,6 +288,6 @@ class MessageAccumulator:
 def accumulate(chunks: Iterable[bytes | str]) -> MessageAccumulator:
     """Read a whole event stream (chunks of the HTTP body) into an accumulator."""
     accumulator = MessageAccumulator()
-    for event in iter_events(chunks):
-        accumulator.feed(json.loads(event.data))
+    for _ in accumulator.updates(chunks):
+        pass
     return accumulator
