@@ -24,13 +24,19 @@ HTTP body into those updates; :func:`accumulate` reads a whole body into an accu
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from ._errors import JSONDecodeError
-from ._parser import Parser
-from .sse import SSEDecoder
+from ._streams import (
+    StreamError,
+    ToolInput,
+    ToolInputError,
+    Update,
+    _Accumulator,
+    _append,
+    _as_mapping,
+)
+from .sse import ServerSentEvent
 
 __all__ = [
     "MessageAccumulator",
@@ -45,108 +51,7 @@ __all__ = [
 TOOL_BLOCKS = frozenset({"tool_use", "server_tool_use", "mcp_tool_use"})
 
 
-class StreamError(Exception):
-    """The stream reported an error (``error_type`` and ``message`` from its body), or broke
-    the protocol (``error_type`` is ``None``)."""
-
-    def __init__(self, message: str, *, error_type: str | None = None) -> None:
-        super().__init__(f"{error_type}: {message}" if error_type else message)
-        self.message = message
-        self.error_type = error_type
-
-
-class ToolInputError(ValueError):
-    """A tool's input is not fit to run the tool with: unfinished, or invalid JSON."""
-
-
-class ToolInput:
-    """The streamed input of one tool block."""
-
-    __slots__ = ("_parser", "_value", "complete", "error", "index", "name", "raw")
-
-    def __init__(self, index: int, name: str) -> None:
-        self.index = index
-        self.name = name
-        #: The JSON text received so far.
-        self.raw = ""
-        #: Whether the input was strictly parsed, at the end of its block.
-        self.complete = False
-        #: The error the JSON text failed with, if it did.
-        self.error: JSONDecodeError | None = None
-        self._parser = Parser()
-        self._value: Any = None
-
-    @property
-    def snapshot(self) -> Any:
-        """The best-effort value so far (live; ``{}`` before anything shows)."""
-        return self._parser.snapshot({})
-
-    def final(self) -> Any:
-        """The strictly parsed input, or :class:`ToolInputError` when there is none."""
-        if self.error is not None:
-            raise ToolInputError(
-                f"tool {self.name!r} (block {self.index}) has invalid input JSON: {self.error}"
-            )
-        if not self.complete:
-            raise ToolInputError(f"tool {self.name!r} (block {self.index}) input is unfinished")
-        return self._value
-
-    def _feed(self, fragment: str) -> None:
-        raw = self.raw
-        self.raw = ""
-        raw += fragment
-        self.raw = raw
-        if self.error is None:
-            try:
-                self._parser.feed(fragment)
-            except JSONDecodeError as err:
-                self.error = err
-
-    def _close(self) -> Any:
-        if self.error is None:
-            try:
-                value = self._parser.close() if self.raw.strip() else {}
-            except JSONDecodeError as err:
-                self.error = err
-            else:
-                self.complete = True
-                self._value = value
-                return value
-        return self.snapshot
-
-
-@dataclass(frozen=True)
-class Update:
-    """What one event did to the message, for UI code (returned by ``feed()``)."""
-
-    #: The event's type (``"content_block_delta"``, ``"message_delta"``, ...).
-    event: str
-    #: The content block the event is about, or ``None`` for message-level events.
-    index: int | None = None
-    #: That block as accumulated so far (live: later events grow it).
-    block: dict[str, Any] | None = None
-    #: The delta's type, for ``content_block_delta`` (``"text_delta"``, ...).
-    delta: str | None = None
-    #: The text this event appended: of a ``text_delta``, or of a ``thinking_delta``.
-    text: str = ""
-    #: The tool input of the block, for the events of a tool block.
-    tool: ToolInput | None = None
-
-    @property
-    def snapshot(self) -> Any:
-        """The tool input's best-effort value now (``None`` when the event is not a tool's)."""
-        return None if self.tool is None else self.tool.snapshot
-
-
-def _append(block: dict[str, Any], key: str, text: str) -> None:
-    """``block[key] += text``, in place when CPython can (the dict lets go of it meanwhile)."""
-    s = block.get(key, "")
-    block[key] = None
-    s += text
-    block[key] = s
-
-
-class MessageAccumulator:
+class MessageAccumulator(_Accumulator):
     """Accumulate one Anthropic Messages stream into ``.message``."""
 
     def __init__(self) -> None:
@@ -172,11 +77,7 @@ class MessageAccumulator:
     def feed(self, event: Mapping[str, Any] | Any) -> Update:
         """Take one event: a mapping (decoded ``data``) or an SDK event object. Returns what it
         did; raises :class:`StreamError` for an ``error`` event or one out of order."""
-        if not isinstance(event, Mapping):
-            dump = getattr(event, "model_dump", None) or getattr(event, "to_dict", None)
-            if dump is None:
-                raise TypeError(f"not an event: {type(event).__name__}")
-            event = dump()
+        event = _as_mapping(event)
         self.events += 1
         kind = event.get("type")
         handler = self._handlers.get(kind)  # type: ignore[arg-type]
@@ -186,24 +87,8 @@ class MessageAccumulator:
             raise StreamError(f"{kind} before message_start")
         return handler(event) or Update(kind)  # type: ignore[arg-type]
 
-    def updates(self, chunks: Iterable[bytes | str]) -> Iterator[Update]:
-        """Decode an event stream given as chunks of the HTTP body (``iter_bytes()``) and feed
-        each event; yield what each did. ``.message`` is complete when the iteration ends."""
-        decoder = SSEDecoder()
-        for chunk in chunks:
-            for event in decoder.feed(chunk):
-                yield self.feed(json.loads(event.data))
-        for event in decoder.close():
-            yield self.feed(json.loads(event.data))
-
-    async def aupdates(self, chunks: AsyncIterable[bytes | str]) -> AsyncIterator[Update]:
-        """:meth:`updates` for an async iterable of chunks (``aiter_bytes()``)."""
-        decoder = SSEDecoder()
-        async for chunk in chunks:
-            for event in decoder.feed(chunk):
-                yield self.feed(json.loads(event.data))
-        for event in decoder.close():
-            yield self.feed(json.loads(event.data))
+    def _feed_event(self, event: ServerSentEvent) -> list[Update]:
+        return [self.feed(json.loads(event.data))]
 
     # -- handlers ---------------------------------------------------------------------------
 
@@ -232,7 +117,7 @@ class MessageAccumulator:
         content.append(block)
         tool = None
         if block.get("type") in TOOL_BLOCKS:
-            tool = self.tools[index] = ToolInput(index, block.get("name", ""))
+            tool = self.tools[index] = ToolInput(index, block.get("name", ""), block.get("id"))
         return Update("content_block_start", index, block, tool=tool)
 
     def _block_delta(self, event: Mapping[str, Any]) -> Update:
@@ -242,6 +127,7 @@ class MessageAccumulator:
         kind = delta.get("type")
         text = ""
         tool = None
+        thinking = False
         if kind == "text_delta":
             text = delta["text"]
             _append(block, "text", text)
@@ -254,12 +140,13 @@ class MessageAccumulator:
         elif kind == "thinking_delta":
             text = delta["thinking"]
             _append(block, "thinking", text)
+            thinking = True
         elif kind == "signature_delta":
             block["signature"] = delta["signature"]
         elif kind == "citations_delta":
             block.setdefault("citations", []).append(delta["citation"])
         # Other delta types: ignored, so that new API features do not break the stream.
-        return Update("content_block_delta", index, block, kind, text, tool)
+        return Update("content_block_delta", index, block, kind, text, tool, thinking)
 
     def _block_stop(self, event: Mapping[str, Any]) -> Update:
         block = self._block(event)
@@ -288,6 +175,5 @@ class MessageAccumulator:
 def accumulate(chunks: Iterable[bytes | str]) -> MessageAccumulator:
     """Read a whole event stream (chunks of the HTTP body) into an accumulator."""
     accumulator = MessageAccumulator()
-    for _ in accumulator.updates(chunks):
-        pass
+    accumulator.read(chunks)
     return accumulator
