@@ -420,3 +420,27 @@ def test_an_error_in_the_body_stops_the_updates_and_keeps_the_message() -> None:
     assert info.value.error_type == "overloaded_error" and info.value.message == "Overloaded"
     assert seen == ["message_start", "content_block_start", "content_block_delta"]
     assert acc.message["content"][0]["text"] == "partial"  # type: ignore[index]
+
+
+def test_a_block_stopped_before_its_input_ends_is_incomplete() -> None:
+    # At max_tokens the API still stops the block, then says why in message_delta.
+    pieces = ['{"path": "a.py", "content": "line 1\\nli']
+    acc = feed_all([start(), *tool_events(0, pieces), *finish("max_tokens")])
+    tool = acc.tools[0]
+    assert (tool.status, tool.error, tool.complete) == ("incomplete", None, False)
+    assert acc.message["content"][0]["input"] == {"path": "a.py", "content": "line 1\nli"}  # type: ignore[index]
+    with pytest.raises(ToolInputError, match="cut off"):
+        tool.final()
+    assert "incomplete" in repr(tool)
+
+
+def test_tool_status_while_streaming_and_after() -> None:
+    acc = MessageAccumulator()
+    acc.feed(start())
+    events = tool_events(0, ['{"a": ', "1}"])
+    acc.feed(events[0])
+    acc.feed(events[1])
+    assert acc.tools[0].status == "streaming" and acc.tools[0].id == "toolu_0"
+    acc.feed(events[2])
+    acc.feed(events[3])
+    assert acc.tools[0].status == "complete" and acc.tools[0].final() == {"a": 1}

@@ -205,7 +205,7 @@ class ChatCompletionAccumulator(_Accumulator):
             for key, value in logprobs.items():
                 if isinstance(value, list):
                     kept[key] = (kept.get(key) or []) + value
-                elif value is not None:
+                elif value is not None or key not in kept:
                     kept[key] = value
         reason = choice.get("finish_reason")
         if reason is not None:
@@ -292,8 +292,14 @@ class ResponseAccumulator(_Accumulator):
         event = _as_mapping(event)
         self.events += 1
         kind = str(event.get("type"))
-        if kind == "error":
-            raise _error({"error": event.get("error") or event})
+        if kind == "error":  # {"type": "error", "code", "message", "param"}, or nested
+            error = event.get("error")
+            if isinstance(error, Mapping):
+                raise _error(event)
+            code = event.get("code")
+            raise StreamError(
+                str(event.get("message", "")), error_type=None if code is None else str(code)
+            )
         if kind in ("response.created", "response.in_progress", "response.queued"):
             self._adopt(event["response"], final=False)
             return [Update(kind)]
