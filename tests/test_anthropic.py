@@ -440,7 +440,10 @@ def test_tool_status_while_streaming_and_after() -> None:
     events = tool_events(0, ['{"a": ', "1}"])
     acc.feed(events[0])
     acc.feed(events[1])
-    assert acc.tools[0].status == "streaming" and acc.tools[0].id == "toolu_0"
+    tool = acc.tools[0]
+    statuses = [tool.status]
     acc.feed(events[2])
     acc.feed(events[3])
-    assert acc.tools[0].status == "complete" and acc.tools[0].final() == {"a": 1}
+    statuses.append(tool.status)
+    assert statuses == ["streaming", "complete"] and tool.id == "toolu_0"
+    assert tool.final() == {"a": 1}

@@ -160,10 +160,11 @@ def _append(container: dict[str, Any], key: str, text: str) -> None:
 
 
 def _as_mapping(event: Mapping[str, Any] | Any) -> Mapping[str, Any]:
-    """An event or chunk as a mapping: itself, or an SDK object's ``model_dump()``."""
+    """An event or chunk as a mapping: itself, or an SDK object's ``to_dict()`` (the fields
+    the wire carried, without the defaults a ``model_dump()`` would add)."""
     if isinstance(event, Mapping):
         return event
-    dump = getattr(event, "model_dump", None) or getattr(event, "to_dict", None)
+    dump = getattr(event, "to_dict", None) or getattr(event, "model_dump", None)
     if dump is None:
         raise TypeError(f"not an event: {type(event).__name__}")
     mapping: Mapping[str, Any] = dump()
