@@ -1,4 +1,8 @@
-"""Command line: ``python -m jsonsnap demo`` streams a tool call and shows its live snapshots."""
+"""The ``jsonsnap`` command line (``python -m jsonsnap``).
+
+``replay FILE`` plays an event stream back with live tool-argument panels, ``parse [FILE]``
+watches JSON text grow into a value, ``demo`` shows a parser's snapshots fragment by fragment.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +15,7 @@ import time
 from collections.abc import Sequence
 
 from . import JSONDecodeError, Parser
+from ._cli import add_commands
 
 _DEMO_DOCUMENT = {
     "path": "calc.py",
@@ -74,11 +79,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     demo.add_argument("--seed", type=int, default=7, help="how the fragments are cut")
     demo.add_argument("--delay", type=float, default=0.04, help="seconds between fragments")
     demo.add_argument("--no-delay", action="store_true", help="print every change at once")
+    demo.set_defaults(handler=_demo)
+    add_commands(commands)
     args = parser.parse_args(argv)
     try:
-        return _demo(args)
-    except (BrokenPipeError, KeyboardInterrupt):  # `| head`, Ctrl-C: stop quietly
+        status: int = args.handler(args)
+    except KeyboardInterrupt:  # between the commands' own handlers: stop quietly
+        return 130
+    except BrokenPipeError:  # `| head`: the reader has gone
+        sys.stderr.close()  # nothing more can be said, and Python must not complain at exit
         return 0
+    return status
 
 
 if __name__ == "__main__":
