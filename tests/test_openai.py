@@ -669,3 +669,13 @@ def test_responses_updates_from_body() -> None:
     acc.read(body[i : i + 7] for i in range(0, len(body), 7))
     assert acc.done and acc.tools[2].final() == WEATHER
     assert acc.response == feed_responses(events)[0].response
+
+
+def test_unknown_choice_fields_are_kept() -> None:
+    filtered = {"hate": {"filtered": False, "severity": "safe"}}
+    first = delta(content="a")
+    first["content_filter_results"] = {}
+    second = delta(content="b")
+    second["content_filter_results"] = filtered
+    acc, _ = feed_all([chunk(first), chunk(second)])
+    assert acc.completion["choices"][0]["content_filter_results"] == filtered

@@ -184,7 +184,7 @@ class _ReplayView:
         head = name + term.style(f" {tool.id}" if tool.id else "", "dim")
         body = body_lines(tool.snapshot, term.size.columns - 4)
         if height is not None and len(body) > height:
-            hidden = term.style(f"⋮ {len(body) - height + 1:,} more lines above", "dim")
+            hidden = term.style(f"↑ {len(body) - height + 1:,} more lines above", "dim")
             body = [hidden, *body[len(body) - height + 1 :]]
         return [head, *("│ " + line for line in body), "╰─ " + self._status(tool, ended)]
 
@@ -251,7 +251,7 @@ def _summary(term: Terminal, accumulator: _Accumulator | None, counts: str) -> N
             parts.append(f"status: {result.get('status')}")
         usage = result.get("usage")
         if isinstance(usage, dict):
-            numbers = ", ".join(f"{k} {v:,}" for k, v in usage.items() if type(v) is int)
+            numbers = ", ".join(f"{k} {v:,}" for k, v in usage.items() if type(v) is int and v)
             parts.append(f"usage: {numbers}")
     parts.append(counts)
     term.line(term.style(" · ".join(parts), "dim"))

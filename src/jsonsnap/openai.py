@@ -67,6 +67,9 @@ _TEXT_DONE = {
     "response.reasoning_text.done": ("content", "content_index", "text"),
     "response.reasoning_summary_text.done": ("summary", "summary_index", "text"),
 }
+#: Choice fields with rules of their own; other fields of a choice (a vendor's content filter
+#: results, say) are kept as their latest value.
+_CHOICE_FIELDS = frozenset({"index", "delta", "logprobs", "finish_reason"})
 #: Completion fields taken from the chunks as they come (``usage`` only when not null).
 _COMPLETION_FIELDS = ("id", "created", "model", "system_fingerprint", "service_tier")
 
@@ -207,6 +210,9 @@ class ChatCompletionAccumulator(_Accumulator):
                     kept[key] = (kept.get(key) or []) + value
                 elif value is not None or key not in kept:
                     kept[key] = value
+        for key, value in choice.items():  # fields this version does not know: the latest
+            if key not in _CHOICE_FIELDS and value is not None:
+                state.choice[key] = value
         reason = choice.get("finish_reason")
         if reason is not None:
             state.choice["finish_reason"] = reason
