@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Project tasks that work on a fresh clone with only Python and pip.
 
-    python3 dev.py demo    # live snapshots of a streamed tool call
+    python3 dev.py demo    # replay a recorded tool call that writes a file, with its live preview
     python3 dev.py test    # the whole test suite, then mypy --strict and ruff
     python3 dev.py bench   # the benchmarks against json.loads and the peers (see README)
 
@@ -50,7 +50,8 @@ def main(argv: list[str]) -> int:
     task, args = (argv[0], argv[1:]) if argv else ("help", [])
     if task == "demo":
         ensure_env("")
-        return run(str(PYTHON), "-m", "jsonsnap", "demo", *args)
+        fixture = "fixtures/anthropic/text_then_write_file.sse"
+        return run(str(PYTHON), "-m", "jsonsnap", "replay", fixture, *args)
     if task == "test":
         ensure_env("test,lint")
         status = run(str(PYTHON), "-m", "pytest", *args)
