@@ -10,8 +10,7 @@ in the same state each time.
 from __future__ import annotations
 
 import json
-import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Final
 
@@ -19,6 +18,7 @@ import pytest
 
 from jsonsnap.anthropic import MessageAccumulator, StreamError, ToolInputError, accumulate
 from jsonsnap.sse import SSEDecoder
+from recordings import cut, random_pieces, ways
 from values import diff
 
 FIXTURES: Final = Path(__file__).resolve().parent.parent / "fixtures" / "anthropic"
@@ -44,16 +44,7 @@ CASES: Final = frozenset(
 #: Fixtures with a tool input that must not be fit to run: unfinished, or invalid JSON.
 UNFIT: Final = ("max_tokens_in_tool_string", "invalid_tool_json")
 
-CHUNK_SIZES: Final = (1, 3, 7, 64)
-RANDOM_ROUNDS: Final = 5
-WAYS: Final = (
-    "whole",
-    *(f"{size}-byte" for size in CHUNK_SIZES),
-    *(f"random#{seed}" for seed in range(RANDOM_ROUNDS)),
-    "text-whole",
-    "text-random#0",
-    "text-random#1",
-)
+WAYS: Final = ways(random_rounds=5, text_rounds=2)
 
 
 def body(name: str) -> bytes:
@@ -63,35 +54,6 @@ def body(name: str) -> bytes:
 def expected(name: str) -> dict[str, Any]:
     result: dict[str, Any] = json.loads((FIXTURES / f"{name}.json").read_text(encoding="utf-8"))
     return result
-
-
-def random_pieces(data: bytes | str, seed: int) -> list[bytes | str]:
-    rng = random.Random(seed)
-    longest = rng.choice((5, 17, 97, 400))
-    pieces: list[bytes | str] = []
-    pos = 0
-    while pos < len(data):
-        step = rng.randint(1, longest)
-        pieces.append(data[pos : pos + step])
-        pos += step
-    return pieces
-
-
-def cut(data: bytes, way: str) -> Sequence[bytes | str]:
-    """The body cut as ``way`` says (one of :data:`WAYS`)."""
-    kind, _, arg = way.partition("#")
-    if kind == "whole":
-        return [data]
-    if kind.endswith("-byte"):
-        size = int(kind.removesuffix("-byte"))
-        return [data[i : i + size] for i in range(0, len(data), size)]
-    if kind == "random":
-        return random_pieces(data, int(arg))
-    text = data.decode("utf-8")  # the BOM, if any, stays: the decoder must drop it
-    if kind == "text-whole":
-        return [text]
-    assert kind == "text-random", way
-    return random_pieces(text, 100 + int(arg))
 
 
 def replay(chunks: Iterable[bytes | str]) -> tuple[MessageAccumulator, StreamError | None]:

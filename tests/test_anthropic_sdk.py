@@ -31,7 +31,6 @@ from __future__ import annotations
 import itertools
 import json
 import os
-import random
 import warnings
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -46,6 +45,7 @@ from hypothesis import strategies as st
 
 import strategies
 from jsonsnap.anthropic import MessageAccumulator, StreamError, ToolInputError, accumulate
+from recordings import byte_cuts, chunks_of, well_formed
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "anthropic"
 MODEL = "claude-test"
@@ -145,10 +145,6 @@ def render(
     return "".join(out).encode()
 
 
-def cut(body: bytes, size: int) -> list[bytes]:
-    return [body[i : i + size] for i in range(0, len(body), size)]
-
-
 def message_start(**usage: Any) -> dict[str, Any]:
     message: dict[str, Any] = {
         "id": "msg_01",
@@ -211,37 +207,7 @@ def tool_stream(pieces: Sequence[str], stop_reason: str = "tool_use") -> list[di
 # --------------------------------------------------------------------------- fixtures
 
 
-def _well_formed(path: Path) -> bool:
-    """Whether the expected ``.json`` beside ``path`` says: done, no error, tools complete."""
-    expected_path = path.with_suffix(".json")
-    if not expected_path.exists():
-        return False
-    expected = json.loads(expected_path.read_text(encoding="utf-8"))
-    if expected.get("done") is not True or expected.get("error") is not None:
-        return False
-    tools = expected.get("tools") or {}
-    for tool in tools.values() if isinstance(tools, dict) else tools:
-        if tool.get("error") is not None or tool.get("complete") is False:
-            return False
-        if tool.get("status", "complete") != "complete":
-            return False
-    return True
-
-
-WELL_FORMED = sorted(p for p in FIXTURES.glob("*.sse") if _well_formed(p))
-
-
-def fixture_chunkings(body: bytes) -> Iterator[tuple[str, list[bytes]]]:
-    yield "whole", [body]
-    yield "1-byte", cut(body, 1)
-    rng = random.Random(len(body))
-    for round_ in range(3):
-        chunks, pos = [], 0
-        while pos < len(body):
-            step = rng.randint(1, rng.choice((3, 16, 200)))
-            chunks.append(body[pos : pos + step])
-            pos += step
-        yield f"random#{round_}", chunks
+WELL_FORMED = sorted(p for p in FIXTURES.glob("*.sse") if well_formed(p))
 
 
 @pytest.mark.parametrize("path", WELL_FORMED, ids=lambda p: p.stem)
@@ -255,9 +221,9 @@ def test_well_formed_fixtures_give_the_sdks_message(path: Path) -> None:
             sdk_message([body])
         sdk_body = body[len(BOM) :]
     # Each side cut every way, against the other side whole.
-    for label, chunks in fixture_chunkings(body):
+    for label, chunks in byte_cuts(body, 3):
         assert_same(chunks, [sdk_body], f"{path.name}, ours {label}")
-    for label, chunks in fixture_chunkings(sdk_body):
+    for label, chunks in byte_cuts(sdk_body, 3):
         assert_same([body], chunks, f"{path.name}, SDK {label}")
 
 
@@ -288,7 +254,7 @@ def test_text_thinking_tools_and_pings_give_the_sdks_message() -> None:
     for newline in ("\n", "\r\n", "\r"):
         body = render(events, newline=newline, ensure_ascii=False)
         for size in (len(body), 1, 2, 7, 64):
-            acc = assert_same(cut(body, size))
+            acc = assert_same(chunks_of(body, size))
     content = acc.message["content"]  # type: ignore[index]
     assert [block["type"] for block in content] == [
         "thinking",
@@ -453,7 +419,7 @@ def spelled_inputs(draw: st.DrawFn) -> list[str]:
 @given(spelled_inputs())
 def test_every_json_spelling_gives_the_sdks_input(pieces: list[str]) -> None:
     body = render(tool_stream(pieces))
-    acc = assert_same(cut(body, 97))
+    acc = assert_same(chunks_of(body, 97))
     assert acc.tools[1].final() == json.loads("".join(pieces))
 
 
@@ -481,7 +447,7 @@ def test_feed_takes_the_sdks_event_objects() -> None:
     """Feeding what ``create(stream=True)`` yields gives the message the decoded dicts give."""
     body = render(RICH_STREAM)
     acc = MessageAccumulator()
-    objects = sdk_events(cut(body, 5))
+    objects = sdk_events(chunks_of(body, 5))
     assert objects and all(not isinstance(event, dict) for event in objects)
     for event in objects:
         acc.feed(event)
@@ -679,7 +645,7 @@ def test_leading_bom() -> None:
     ``get_final_message()`` fails on a bare ``assert``. We drop the BOM, as the standard says."""
     events = tool_stream(['{"path": "a.py"}'])
     plain = render(events)
-    chunks = cut(b"\xef\xbb\xbf" + plain, 2)  # the BOM split across chunks, too
+    chunks = chunks_of(b"\xef\xbb\xbf" + plain, 2)  # the BOM split across chunks, too
     with pytest.raises(AssertionError):
         sdk_message(chunks)
     sdk_types = [event.type for event in sdk_events(chunks)]

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import copy
 import json
-import random
 import re
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -28,6 +27,7 @@ from jsonsnap.openai import (
     ToolInputError,
 )
 from jsonsnap.sse import SSEDecoder
+from recordings import cut, random_pieces, ways
 from values import diff, grows
 
 FIXTURES: Final = Path(__file__).resolve().parent.parent / "fixtures" / "openai"
@@ -56,15 +56,7 @@ TOOL_NAMES: Final = [
     name for name in NAMES if json.loads((FIXTURES / f"{name}.json").read_text("utf-8"))["tools"]
 ]
 
-CHUNK_SIZES: Final = (1, 3, 7, 64)
-RANDOM_ROUNDS: Final = 6
-WAYS: Final = (
-    "whole",
-    *(f"{size}-byte" for size in CHUNK_SIZES),
-    *(f"random#{seed}" for seed in range(RANDOM_ROUNDS)),
-    "text-whole",
-    "text-random#0",
-)
+WAYS: Final = ways(random_rounds=6, text_rounds=1)
 
 Accumulator = ChatCompletionAccumulator | ResponseAccumulator
 
@@ -84,35 +76,6 @@ def accumulator(name: str) -> Accumulator:
         return ChatCompletionAccumulator()
     assert name.startswith("responses_"), name
     return ResponseAccumulator()
-
-
-def random_pieces(data: bytes | str, seed: int) -> list[bytes | str]:
-    rng = random.Random(seed)
-    longest = rng.choice((2, 5, 17, 97, 400))
-    pieces: list[bytes | str] = []
-    pos = 0
-    while pos < len(data):
-        step = rng.randint(1, longest)
-        pieces.append(data[pos : pos + step])
-        pos += step
-    return pieces
-
-
-def cut(data: bytes, way: str) -> Sequence[bytes | str]:
-    """The body cut as ``way`` says (one of :data:`WAYS`)."""
-    kind, _, arg = way.partition("#")
-    if kind == "whole":
-        return [data]
-    if kind.endswith("-byte"):
-        size = int(kind.removesuffix("-byte"))
-        return [data[i : i + size] for i in range(0, len(data), size)]
-    if kind == "random":
-        return random_pieces(data, int(arg))
-    text = data.decode("utf-8")
-    if kind == "text-whole":
-        return [text]
-    assert kind == "text-random", way
-    return random_pieces(text, 100 + int(arg))
 
 
 def tool_state(tool: ToolInput) -> dict[str, Any]:

@@ -44,8 +44,7 @@ import copy
 import itertools
 import json
 import os
-import random
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +62,7 @@ from openai.types.chat import ChatCompletionChunk, ChatCompletionToolUnionParam
 
 import strategies
 from jsonsnap.openai import ChatCompletionAccumulator, ResponseAccumulator, ToolInputError
+from recordings import byte_cuts, chunks_of, well_formed
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "openai"
 MODEL = "gpt-test"
@@ -195,10 +195,6 @@ def render(
     return "".join(out).encode()
 
 
-def cut(body: bytes, size: int) -> list[bytes]:
-    return [body[i : i + size] for i in range(0, len(body), size)]
-
-
 def chunk(*choices: dict[str, Any], **fields: Any) -> dict[str, Any]:
     base = {
         "id": "chatcmpl-1",
@@ -273,50 +269,8 @@ def tool_calls_stream(*calls: tuple[str, str, Sequence[str]]) -> list[dict[str, 
 # --------------------------------------------------------------------------- fixtures
 
 
-def _tool_states(value: Any) -> Iterator[dict[str, Any]]:
-    """Every tool state dict under ``tools`` (keyed by index, maybe per choice, or listed)."""
-    if isinstance(value, dict):
-        if any(k in value for k in ("status", "complete", "raw")):
-            yield value
-        else:
-            for v in value.values():
-                yield from _tool_states(v)
-    elif isinstance(value, list):
-        for v in value:
-            yield from _tool_states(v)
-
-
-def _well_formed(path: Path) -> bool:
-    """Whether the expected ``.json`` beside ``path`` says: done, no error, tools complete."""
-    expected_path = path.with_suffix(".json")
-    if not expected_path.exists():
-        return False
-    expected = json.loads(expected_path.read_text(encoding="utf-8"))
-    if expected.get("done") is not True or expected.get("error") is not None:
-        return False
-    for tool in _tool_states(expected.get("tools")):
-        if tool.get("error") is not None or tool.get("complete") is False:
-            return False
-        if tool.get("status", "complete") != "complete":
-            return False
-    return True
-
-
-CHAT_FIXTURES = sorted(p for p in FIXTURES.glob("chat_*.sse") if _well_formed(p))
-RESPONSES_FIXTURES = sorted(p for p in FIXTURES.glob("responses_*.sse") if _well_formed(p))
-
-
-def fixture_chunkings(body: bytes) -> Iterator[tuple[str, list[bytes]]]:
-    yield "whole", [body]
-    yield "1-byte", cut(body, 1)
-    rng = random.Random(len(body))
-    for round_ in range(2):
-        chunks, pos = [], 0
-        while pos < len(body):
-            step = rng.randint(1, rng.choice((3, 16, 200)))
-            chunks.append(body[pos : pos + step])
-            pos += step
-        yield f"random#{round_}", chunks
+CHAT_FIXTURES = sorted(p for p in FIXTURES.glob("chat_*.sse") if well_formed(p))
+RESPONSES_FIXTURES = sorted(p for p in FIXTURES.glob("responses_*.sse") if well_formed(p))
 
 
 #: Well-formed fixtures the SDK cannot read, and what it raises (see the deliberate
@@ -356,7 +310,7 @@ def test_well_formed_chat_fixtures_give_the_sdks_completion(path: Path) -> None:
         assert ours([body]).done  # our side is checked against the .json by test_openai_fixtures
         return
     adjust = undo_repeats if path.stem in SDK_REPEATS else None
-    for label, chunks in fixture_chunkings(body):
+    for label, chunks in byte_cuts(body, 2):
         assert_same(chunks, [body], f"{path.name}, ours {label}", adjust)
         assert_same([body], chunks, f"{path.name}, SDK {label}", adjust)
 
@@ -389,7 +343,7 @@ def test_text_reasoning_tools_two_choices_and_usage_give_the_sdks_completion() -
     for newline in ("\n", "\r\n"):
         body = render(RICH_STREAM, newline=newline)
         for size in (len(body), 1, 2, 7, 64):
-            acc = assert_same(cut(body, size), label=f"{newline!r} {size}")
+            acc = assert_same(chunks_of(body, size), label=f"{newline!r} {size}")
     choices = acc.completion["choices"]
     assert [c["finish_reason"] for c in choices] == ["tool_calls", "stop"]
     assert choices[0]["message"]["reasoning_content"] == "Let me think \u2713"
@@ -529,7 +483,7 @@ def test_feed_takes_the_sdks_chunk_objects() -> None:
     """Feeding what ``create(stream=True)`` yields gives the completion the decoded dicts
     give (the SDK does not pass ``[DONE]`` on: it is fed by hand)."""
     body = render(RICH_STREAM)
-    objects = sdk_chunks(cut(body, 5))
+    objects = sdk_chunks(chunks_of(body, 5))
     assert objects and all(isinstance(c, ChatCompletionChunk) for c in objects)
     acc = ChatCompletionAccumulator()
     for obj in objects:
@@ -961,7 +915,7 @@ def test_responses_stream_gives_the_sdks_response(whole: bool) -> None:
         _final_output(events, None)
     body = render_events(events)
     for size in (len(body), 1, 64):
-        acc = assert_same_response(cut(body, size), label=str(size))
+        acc = assert_same_response(chunks_of(body, size), label=str(size))
     assert acc.tools[2].final() == {"path": "a.py", "content": "x = 1\n"}
     assert [item["type"] for item in acc.response["output"]] == [  # type: ignore[index]
         "reasoning",
@@ -986,5 +940,5 @@ def test_responses_completed_with_an_empty_output() -> None:
 @pytest.mark.parametrize("path", RESPONSES_FIXTURES, ids=lambda p: p.stem)
 def test_well_formed_responses_fixtures_give_the_sdks_response(path: Path) -> None:
     body = path.read_bytes()
-    for label, chunks in fixture_chunkings(body):
+    for label, chunks in byte_cuts(body, 2):
         assert_same_response(chunks, [body], f"{path.name}, ours {label}")

@@ -1,0 +1,93 @@
+"""The recorded streams in fixtures/: how the tests cut their bytes, and which are well-formed.
+
+Every fixture is replayed in each of :func:`ways`: whole, in chunks of 1, 3, 7 and 64 bytes,
+at seeded random split points, and as text (decoded first, then cut): the result must not
+depend on where the body was cut.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any, Final
+
+from chunking import T, random_splits
+
+ROOT: Final = Path(__file__).resolve().parent.parent / "fixtures"
+#: The chunk sizes every recording is replayed at.
+CHUNK_SIZES: Final = (1, 3, 7, 64)
+
+
+def ways(random_rounds: int, text_rounds: int) -> tuple[str, ...]:
+    """The labels of the cuts :func:`cut` knows, for parametrising tests."""
+    return (
+        "whole",
+        *(f"{size}-byte" for size in CHUNK_SIZES),
+        *(f"random#{seed}" for seed in range(random_rounds)),
+        "text-whole",
+        *(f"text-random#{seed}" for seed in range(text_rounds)),
+    )
+
+
+def random_pieces(data: T, seed: int) -> list[T]:
+    """``data`` cut at random points, into pieces of a random length class (from tiny to
+    large), chosen by ``seed``."""
+    rng = random.Random(seed)
+    return random_splits(data, rng, rng.choice((2, 5, 17, 97, 400)))
+
+
+def chunks_of(data: bytes, size: int) -> list[bytes]:
+    return [data[i : i + size] for i in range(0, len(data), size)]
+
+
+def cut(data: bytes, way: str) -> Sequence[bytes | str]:
+    """The body cut as ``way`` (one of :func:`ways`) says."""
+    kind, _, arg = way.partition("#")
+    if kind == "whole":
+        return [data]
+    if kind.endswith("-byte"):
+        return chunks_of(data, int(kind.removesuffix("-byte")))
+    if kind == "random":
+        return random_pieces(data, int(arg))
+    text = data.decode("utf-8")  # a BOM, if any, stays: the decoder must drop it
+    if kind == "text-whole":
+        return [text]
+    assert kind == "text-random", way
+    return random_pieces(text, 100 + int(arg))
+
+
+def byte_cuts(body: bytes, rounds: int) -> Iterator[tuple[str, list[bytes]]]:
+    """The body whole, byte by byte and at ``rounds`` random splits (bytes only)."""
+    yield "whole", [body]
+    yield "1-byte", chunks_of(body, 1)
+    for seed in range(rounds):
+        yield f"random#{seed}", random_pieces(body, seed)
+
+
+def _tool_states(value: Any) -> Iterator[dict[str, Any]]:
+    """Every tool state dict under ``tools`` (keyed by index, maybe per choice, or listed)."""
+    if isinstance(value, dict):
+        if any(k in value for k in ("status", "complete", "raw")):
+            yield value
+        else:
+            for v in value.values():
+                yield from _tool_states(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _tool_states(v)
+
+
+def well_formed(path: Path) -> bool:
+    """Whether the expected ``.json`` beside ``path`` says: done, no error, tools complete."""
+    expected_path = path.with_suffix(".json")
+    if not expected_path.exists():
+        return False
+    expected = json.loads(expected_path.read_text(encoding="utf-8"))
+    if expected.get("done") is not True or expected.get("error") is not None:
+        return False
+    return all(
+        tool.get("error") is None and tool.get("status", "complete") == "complete"
+        for tool in _tool_states(expected.get("tools"))
+    )
