@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from chunking import T, random_splits
+from values import diff
 
 ROOT: Final = Path(__file__).resolve().parent.parent / "fixtures"
 #: The chunk sizes every recording is replayed at.
@@ -91,3 +92,15 @@ def well_formed(path: Path) -> bool:
         tool.get("error") is None and tool.get("status", "complete") == "complete"
         for tool in _tool_states(expected.get("tools"))
     )
+
+
+def canonical(value: Any) -> Any:
+    """``value`` with every object's keys sorted: JSON objects are unordered, and the APIs do
+    not promise an order. Types survive the round trip (``1``, ``1.0`` and ``true`` differ)."""
+    return json.loads(json.dumps(value, sort_keys=True, ensure_ascii=False))
+
+
+def assert_same_json(want: Any, got: Any, label: str) -> None:
+    """``got`` equals ``want`` as JSON (keys in any order, types strictly)."""
+    difference = diff(canonical(want), canonical(got))
+    assert difference is None, f"{label}: {difference}"

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 import jsonsnap
+from chunking import random_splits
 from jsonsnap.anthropic import MessageAccumulator, StreamError, ToolInputError, accumulate
 
 ARGS = {"path": "calc.py", "content": 'def add(a, b):\n    return a + b  # "sum" \u2713\n'}
@@ -63,12 +64,7 @@ def finish(stop_reason: str = "tool_use") -> list[dict[str, Any]]:
 
 
 def cut(text: str, rng: random.Random) -> list[str]:
-    pieces, pos = [], 0
-    while pos < len(text):
-        step = rng.randint(1, 9)
-        pieces.append(text[pos : pos + step])
-        pos += step
-    return pieces
+    return random_splits(text, rng, 9)
 
 
 def feed_all(events: list[dict[str, Any]]) -> MessageAccumulator:

@@ -18,7 +18,7 @@ import pytest
 
 from jsonsnap.anthropic import MessageAccumulator, StreamError, ToolInputError, accumulate
 from jsonsnap.sse import SSEDecoder
-from recordings import cut, random_pieces, ways
+from recordings import assert_same_json, cut, random_pieces, ways
 from values import diff
 
 FIXTURES: Final = Path(__file__).resolve().parent.parent / "fixtures" / "anthropic"
@@ -90,16 +90,8 @@ def result(acc: MessageAccumulator, error: StreamError | None) -> dict[str, Any]
     }
 
 
-def canonical(value: Any) -> Any:
-    """``value`` with every object's keys sorted: JSON objects are unordered, and the API does
-    not promise an order. Types survive the round trip (``1``, ``1.0`` and ``true`` differ)."""
-    return json.loads(json.dumps(value, sort_keys=True, ensure_ascii=False))
-
-
 def check(name: str, got: dict[str, Any]) -> None:
-    want = canonical(expected(name))
-    have = canonical(got)
-    assert diff(want, have) is None, f"{name}: {diff(want, have)}"
+    assert_same_json(expected(name), got, name)
 
 
 # -- the fixture set itself ------------------------------------------------------------------

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 import jsonsnap
+from chunking import random_splits
 from jsonsnap.openai import (
     ChatCompletionAccumulator,
     ResponseAccumulator,
@@ -22,12 +23,7 @@ WEATHER = {"city": "Paris", "days": 3, "metric": True}
 
 
 def cut(text: str, rng: random.Random) -> list[str]:
-    pieces, pos = [], 0
-    while pos < len(text):
-        step = rng.randint(1, 9)
-        pieces.append(text[pos : pos + step])
-        pos += step
-    return pieces
+    return random_splits(text, rng, 9)
 
 
 def chunk(*choices: dict[str, Any], **fields: Any) -> dict[str, Any]:

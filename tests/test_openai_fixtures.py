@@ -27,7 +27,7 @@ from jsonsnap.openai import (
     ToolInputError,
 )
 from jsonsnap.sse import SSEDecoder
-from recordings import cut, random_pieces, ways
+from recordings import assert_same_json, canonical, cut, random_pieces, ways
 from values import diff, grows
 
 FIXTURES: Final = Path(__file__).resolve().parent.parent / "fixtures" / "openai"
@@ -122,16 +122,8 @@ def replay(name: str, chunks: Sequence[bytes | str]) -> tuple[Accumulator, Strea
     return acc, None
 
 
-def canonical(value: Any) -> Any:
-    """``value`` with every object's keys sorted: JSON objects are unordered, and the API does
-    not promise an order. Types survive the round trip (``1``, ``1.0`` and ``true`` differ)."""
-    return json.loads(json.dumps(value, sort_keys=True, ensure_ascii=False))
-
-
 def check(name: str, got: dict[str, Any]) -> None:
-    want = canonical(expected(name))
-    have = canonical(got)
-    assert diff(want, have) is None, f"{name}: {diff(want, have)}"
+    assert_same_json(expected(name), got, name)
 
 
 def events(name: str) -> Iterator[tuple[str, str]]:
