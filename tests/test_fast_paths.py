@@ -54,7 +54,8 @@ def _run(text: str, cuts: list[int]) -> tuple[list[object], object]:
         try:
             parser.feed(text[start:cut])
         except jsonsnap.JSONDecodeError as err:
-            return shots, ("error", err.pos, err.msg)
+            return shots, ("error", err.pos, err.lineno, err.colno, err.msg)
+        assert parser.position == cut
         start = cut
         shots.append(parser.snapshot(copy=True))
     try:
@@ -113,10 +114,13 @@ def _outcome(text: str, cuts: list[int], **options: Any) -> object:
         for cut in [*cuts, len(text)]:
             parser.feed(text[start:cut])
             start = cut
+            # The lane counts what it reads lazily: the position must be right at any time.
+            assert parser.position == cut
             seen.append(parser.snapshot(copy=True))
         seen.append(parser.close())
     except jsonsnap.JSONDecodeError as err:
-        seen.append(("error", err.pos, err.msg, err.incomplete, parser.snapshot(copy=True)))
+        where = (err.pos, err.lineno, err.colno)
+        seen.append(("error", where, err.msg, err.incomplete, parser.snapshot(copy=True)))
     return seen
 
 
@@ -160,3 +164,26 @@ def test_scanner_offers_agree_with_the_automaton(text: str, allow_nan: bool) -> 
     expected = _under(GENERAL, text, [], allow_nan=allow_nan)
     assert diff(expected, _under({"_SCAN_MIN": 0}, text, [], allow_nan=allow_nan)) is None
     assert diff(expected, _outcome(text, [], allow_nan=allow_nan)) is None
+
+
+@pytest.mark.parametrize(
+    "escape", ["\\n", '\\"', "\\\\", "\\/", "\\u00e9", "\\ud83d\\ude00", "\\q"]
+)
+@pytest.mark.parametrize("end", ['"}', '\n"}'])  # the second: a raw newline, an error
+def test_one_character_at_a_time_through_escapes(escape: str, end: str) -> None:
+    """The lane takes a lone backslash, then the character that finishes a simple escape,
+    without the automaton; positions, errors and snapshots stay those of the automaton."""
+    text = '{"a": "x' + escape + "y" + escape + "z" + end
+    cuts = list(range(1, len(text)))
+    lane = _outcome(text, cuts)
+    with pytest.MonkeyPatch.context() as m:
+        for name, value in GENERAL.items():
+            m.setattr(_parser, name, value)
+        general = _outcome(text, cuts)
+    assert repr(lane) == repr(general)
+    if escape != "\\q" and end == '"}':
+        mixed = jsonsnap.Parser()
+        for i, char in enumerate(text):
+            mixed.feed(char.encode() if i % 3 == 0 else char)  # bytes leave the lane and return
+            assert mixed.position == i + 1
+        assert mixed.close() == json.loads(text)

@@ -23,9 +23,12 @@ parsing can stop after any character and resume when the next fragment arrives:
     by ``partial_strings=False``, is built in ``_str`` and ``_slot`` is ``None``;
 ``_lane``
     the slot again while the parser sits inside a visible string: ``feed()`` then appends a
-    fragment of plain printable text straight to it, or one of string content (see
-    ``_lane_escaped``), without entering the automaton (the common case of a long argument
-    streamed in small pieces);
+    fragment of plain printable text straight to it, a lone backslash and the character that
+    completes a simple escape (one character at a time), or any fragment of string content
+    (see ``_lane_escaped``), without entering the automaton (the common case of a long
+    argument streamed in small pieces). The lane does not count what it reads: ``_offset``
+    is brought up to date by ``_settle()`` from the string's growth since ``_lane_mark``
+    (which an escape, read as more characters than it shows, moves back);
 ``_tail``
     the only input kept between calls: the unconsumed end of the last fragment, which is always
     the beginning of one token that cannot be decided yet: a number (``12`` may become
@@ -52,9 +55,9 @@ computed from the stack; string growth is reported lazily, so the lane stays fre
 Invariants
 ==========
 
-1. Everything before ``_tail`` has been consumed exactly once; ``_offset`` is the absolute
-   position of ``_tail[0]`` in the stream, and ``_lines``/``_line_start`` count the ``\\n``
-   consumed so far, so errors carry absolute positions without keeping the text.
+1. Everything before ``_tail`` has been consumed exactly once; ``_offset`` (once settled) is
+   the absolute position of ``_tail[0]`` in the stream, and ``_lines``/``_line_start`` count
+   the ``\\n`` consumed so far, so errors carry absolute positions without keeping the text.
 2. A value is linked into the tree only when the snapshot rules allow it to be shown, and then
    it is never unlinked (the ``partial_numbers`` and ``partial_literals`` options add one
    *provisional* value at the end of a ``feed()``, which the next call takes back first).
@@ -257,6 +260,7 @@ class Parser:
         "_keep",
         "_keys",
         "_lane",
+        "_lane_mark",
         "_line_start",
         "_lines",
         "_max_depth",
@@ -331,6 +335,7 @@ class Parser:
         self._slot: Any = None
         self._slot_key: Any = None
         self._lane: Any = None
+        self._lane_mark = 0  # the lane string's length when _offset was last brought up to date
         self._str = ""
         self._in_key = False
         self._tail = ""
@@ -381,19 +386,24 @@ class Parser:
         """
         lane = self._lane
         if lane is not None and type(data) is str:
-            if (
-                data
-                and not self._tail
-                and '"' not in data
-                and "\\" not in data
-                and data.isprintable()
-            ):
+            tail = self._tail
+            text = None
+            if not tail:
+                if data and '"' not in data and "\\" not in data and data.isprintable():
+                    text = data
+                elif data == "\\":  # an escape begins: the next fragment says which
+                    self._tail = data
+                    return False
+            elif tail == "\\" and data in _SIMPLE_ESCAPES:  # ... and this one does
+                text = _SIMPLE_ESCAPES[data]
+                self._tail = ""
+                self._lane_mark -= 1  # two characters read, one shown (see _settle)
+            if text is not None:
                 key = self._slot_key
                 s = lane[key]
                 lane[key] = None
-                s += data
-                lane[key] = s
-                self._offset += len(data)
+                s += text
+                lane[key] = s  # _offset is brought up to date from its length, later
                 if self._subs:
                     self._dispatch()
                 return True
@@ -443,10 +453,19 @@ class Parser:
         if not j:
             self._tail = buf
             return 0
-        chunk = buf[:j] if j < end else buf
-        self._append_str(_scanstring(chunk + '"', 0, True)[0] if "\\" in chunk else chunk)
-        self._offset += j
-        self._tail = buf[j:]
+        if j < end:
+            text = _scanstring(buf[:j] + '"', 0, True)[0]
+            self._tail = buf[j:]
+        else:
+            text = _scanstring(buf + '"', 0, True)[0]
+            self._tail = ""
+        lane = self._lane
+        key = self._slot_key
+        s = lane[key]
+        lane[key] = None
+        s += text
+        lane[key] = s
+        self._lane_mark += len(text) - j  # j characters read (see _settle)
         return 1
 
     def snapshot(self, default: Any = None, *, copy: bool = False) -> Any:
@@ -493,7 +512,16 @@ class Parser:
     @property
     def position(self) -> int:
         """How many characters have been fed (the absolute offset of the next one)."""
+        self._settle()
         return self._offset + len(self._tail)
+
+    def _settle(self) -> None:
+        """Bring ``_offset`` up to date with what the lane appended (it does not count)."""
+        lane = self._lane
+        if lane is not None:
+            length = len(lane[self._slot_key])
+            self._offset += length - self._lane_mark
+            self._lane_mark = length
 
     # ------------------------------------------------------------------ changes
 
@@ -674,6 +702,7 @@ class Parser:
 
     def _fail(self, msg: str, buf: str, index: int, *, incomplete: bool = False) -> JSONDecodeError:
         """Record and return the error at ``buf[index]`` (``buf`` starts at ``_offset``)."""
+        self._settle()
         pos = self._offset + index
         newlines = buf.count("\n", 0, index)
         lineno = self._lines + newlines + 1
@@ -953,6 +982,7 @@ class Parser:
     # ------------------------------------------------------------------ the automaton
 
     def _parse(self, text: str, final: bool) -> None:
+        self._settle()
         self._lane = None
         if self._provisional is not None:
             self._take_back_provisional()
@@ -976,7 +1006,9 @@ class Parser:
         self._offset += consumed
         self._tail = buf[consumed:]
         if _LANE and self._state == _STRING and self._decoder is None:
-            self._lane = self._slot
+            self._lane = lane = self._slot
+            if lane is not None:
+                self._lane_mark = len(lane[self._slot_key])
 
     def _run(self, buf: str, final: bool) -> int:
         """Consume ``buf`` from the start; return where the undecided tail begins."""
