@@ -73,7 +73,11 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="jsonsnap", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="jsonsnap",
+        description="Turn a stream of JSON fragments into a live value: replay an LLM event "
+        "stream with live tool-argument panels, or watch JSON text grow into a value.",
+    )
     commands = parser.add_subparsers(dest="command", required=True)
     demo = commands.add_parser("demo", help="stream a tool call and show live snapshots")
     demo.add_argument("--seed", type=int, default=7, help="how the fragments are cut")
