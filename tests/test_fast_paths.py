@@ -187,3 +187,15 @@ def test_one_character_at_a_time_through_escapes(escape: str, end: str) -> None:
             mixed.feed(char.encode() if i % 3 == 0 else char)  # bytes leave the lane and return
             assert mixed.position == i + 1
         assert mixed.close() == json.loads(text)
+
+
+def test_bytes_of_every_kind_inside_a_string() -> None:
+    """Inside a string the lane takes text; bytes, a bytearray (not hashable) and a memoryview
+    go the general way, and back."""
+    parser = jsonsnap.Parser()
+    parser.feed('{"a": "x')
+    for piece in (bytearray(b"y"), "z", memoryview(b"w"), b"v", "\\", bytearray(b"n"), "!"):
+        assert parser.feed(piece) == (piece != "\\")  # a lone backslash shows nothing yet
+    assert parser.snapshot() == {"a": "xyzwv\n!"}
+    parser.feed(memoryview(b'"}'))
+    assert parser.close() == {"a": "xyzwv\n!"} and parser.position == 17

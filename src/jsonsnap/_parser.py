@@ -161,6 +161,9 @@ _LOW_START_RE: Final = re.compile(r"\\(?:u(?:[dD](?:[c-fC-F][0-9a-fA-F]?)?)?)?")
 _HEX: Final = frozenset("0123456789abcdefABCDEF")
 # Character classes of a low-surrogate escape, \uDC00 to \uDFFF, position by position.
 _LOW_SURROGATE: Final = ("\\", "u", "dD", "cdefCDEF", _HEX, _HEX)
+# Printable ASCII but the quote and the backslash: string content as it is (one hash lookup
+# tells a one-character fragment of it, the common case of text streamed a character at a time).
+_PLAIN_CHARS: Final = frozenset(map(chr, range(32, 127))) - {'"', "\\"}
 _SIMPLE_ESCAPES: Final = dict(zip('"\\/bfnrt', '"\\/\b\f\n\r\t', strict=True))
 _DIGITS: Final = "0123456789"
 # What may end a number inside an object (False) or an array (True).
@@ -385,29 +388,40 @@ class Parser:
         after that every call raises it again.
         """
         lane = self._lane
-        if lane is not None and type(data) is str:
+        if lane is not None:
+            try:
+                char = data in _PLAIN_CHARS  # one plain character: the commonest case
+            except TypeError:  # a bytearray: not hashable
+                char = False
             tail = self._tail
-            text = None
             if not tail:
-                if data and '"' not in data and "\\" not in data and data.isprintable():
-                    text = data
-                elif data == "\\":  # an escape begins: the next fragment says which
+                if char or (
+                    type(data) is str
+                    and (data and '"' not in data and "\\" not in data and data.isprintable())
+                ):
+                    key = self._slot_key
+                    s = lane[key]
+                    lane[key] = None
+                    s += data
+                    lane[key] = s  # _offset is brought up to date from its length, later
+                    if self._subs:
+                        self._dispatch()
+                    return True
+                if data == "\\":  # an escape begins: the next fragment says which
                     self._tail = data
                     return False
-            elif tail == "\\" and data in _SIMPLE_ESCAPES:  # ... and this one does
-                text = _SIMPLE_ESCAPES[data]
+            elif tail == "\\" and type(data) is str and data in _SIMPLE_ESCAPES:  # ... this does
                 self._tail = ""
                 self._lane_mark -= 1  # two characters read, one shown (see _settle)
-            if text is not None:
                 key = self._slot_key
                 s = lane[key]
                 lane[key] = None
-                s += text
-                lane[key] = s  # _offset is brought up to date from its length, later
+                s += _SIMPLE_ESCAPES[data]
+                lane[key] = s
                 if self._subs:
                     self._dispatch()
                 return True
-            taken = self._lane_escaped(data)
+            taken = self._lane_escaped(data) if type(data) is str else -1
             if taken >= 0:
                 if self._subs:
                     self._dispatch()
