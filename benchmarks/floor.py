@@ -1,23 +1,26 @@
-"""What any pure-Python incremental parser must pay, measured next to jsonsnap.
+"""What the simplest pure-Python code costs on the benchmark's workloads, next to jsonsnap.
 
     .venv/bin/python benchmarks/floor.py        # after `python3 dev.py bench` installed jiter
 
 A parser that keeps its state between fragments and is driven as the benchmark drives every
-parser (``feed(fragment)`` then ``snapshot()`` for each fragment) pays, whatever it does inside:
+parser (``feed(fragment)`` then ``snapshot()`` for each fragment) pays at least the first of
+these, whatever it does inside:
 
 1. **calls**: two Python method calls per fragment, to methods that do nothing
    (``feed`` returns ``True``, ``snapshot`` returns the value);
 2. **lane**: for text inside a string, the least a ``feed`` can do: test that the fragment is
    plain text, and append it to the string in place;
 3. **tokens**: one compiled-regex match per JSON token, in a Python loop over the document (the
-   least a tokenizer written in Python does: it must at least look at each token once);
+   least a tokenizer that reads one token per match does);
 4. **values**: the same loop building the value as well (a stack of lists and dicts, numbers
    converted, strings decoded by the standard library's C scanner): a minimal non-incremental
    parser in Python, with no fragments, snapshots or error positions.
 
 The floors print as multiples of one ``json.loads`` of the whole document, measured in the same
 run, beside jsonsnap's own time and, for the small tool call, jiter re-parsing the buffer after
-each fragment. A target below a floor cannot be met by Python code driven this way.
+each fragment. The calls are a floor for any parser driven this way, the tokens one for a
+parser that reads one token per regex match; the minimal parser is a reference point (jsonsnap
+reads several tokens in one match where it can).
 """
 
 from __future__ import annotations
