@@ -247,7 +247,11 @@ def test_format_detection_and_forcing(tmp_path: Path, capsys: pytest.CaptureFixt
     broken = tmp_path / "broken.sse"
     broken.write_text('event: message_start\ndata: {"type": "message_start"}\n\n')
     assert cli.main(["replay", str(broken), "--no-delay"]) == 1
-    assert "not a anthropic event stream" in capsys.readouterr().err
+    assert "stream error: malformed message_start event: KeyError" in capsys.readouterr().out
+    garbage = tmp_path / "garbage.sse"
+    garbage.write_text("event: message_start\ndata: {not json\n\n")
+    assert cli.main(["replay", str(garbage), "--json"]) == 1
+    assert "is not JSON" in capsys.readouterr().err
     assert cli.main(["replay", str(tmp_path / "missing.sse")]) == 1
     assert "No such file" in capsys.readouterr().err
 

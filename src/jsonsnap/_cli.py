@@ -312,11 +312,6 @@ def replay(args: argparse.Namespace, out: Any = None) -> int:
         else:
             print(f"jsonsnap: stream error: {exc}", file=sys.stderr)
         status = 1
-    except (ValueError, KeyError, TypeError) as exc:  # not an event stream of that format
-        if show:
-            view.refresh(ended=True)
-        print(f"jsonsnap: not a {kind} event stream: {type(exc).__name__}: {exc}", file=sys.stderr)
-        status = 1
     except KeyboardInterrupt:
         if show:
             view.refresh(ended=True)

@@ -9,14 +9,16 @@ Each protocol module (``anthropic``, ``openai``) rebuilds one kind of stream; th
   ``"invalid"`` (a character no continuation could accept). :meth:`ToolInput.final` is the one
   way to get arguments fit to run a tool with;
 - describe what each event did with an :class:`Update`, for UI code;
-- raise :class:`StreamError` for an error the stream reports and for events out of order,
-  leaving what was accumulated readable;
+- raise :class:`StreamError` for an error the stream reports, for events out of order and for
+  malformed ones (a missing key, a value of the wrong type, data that is not JSON), leaving
+  what was accumulated readable;
 - read the body of an HTTP response through :class:`_Accumulator.updates`, which decodes the
   server-sent events and hands each event's ``data`` to the protocol.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -89,6 +91,7 @@ class ToolInput:
         raise ToolInputError(f"{where} input is unfinished")
 
     def _feed(self, fragment: str) -> None:
+        _str(fragment, "the input's text")
         raw = self.raw
         self.raw = ""
         raw += fragment
@@ -102,7 +105,11 @@ class ToolInput:
     def _close(self, raw: str | None = None) -> Any:
         """The input is finished: parse it strictly. ``raw`` is the whole text when the
         protocol repeats it at the end; if it is not what was streamed, it replaces it."""
-        if raw is not None and raw != self.raw and self._status == "streaming":
+        if (
+            raw is not None
+            and _str(raw, "the input's text") != self.raw
+            and self._status == "streaming"
+        ):
             self.raw = ""
             self.error = None
             self._parser = Parser()
@@ -153,10 +160,55 @@ class Update:
 def _append(container: dict[str, Any], key: str, text: str) -> None:
     """``container[key] += text`` (``None`` counts as empty), in place when CPython can: the
     dict lets go of the string meanwhile."""
+    _str(text, key)
     s = container.get(key) or ""
+    s = _str(s, key) if s else ""
     container[key] = None
     s += text
     container[key] = s
+
+
+#: What the handlers raise on an event of the wrong shape (a missing key, a value of the wrong
+#: type): reported as a :class:`StreamError` by :func:`_malformed`.
+_MALFORMED = (KeyError, TypeError, AttributeError, IndexError, ValueError)
+
+
+def _str(value: Any, what: str) -> str:
+    """``value``, which must be a string (handlers check before they change anything)."""
+    if type(value) is not str:
+        raise TypeError(f"{what} is {type(value).__name__}, not a string")
+    return value
+
+
+def _opt_str(value: Any, what: str) -> str | None:
+    return None if value is None else _str(value, what)
+
+
+def _mapping(value: Any, what: str) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise TypeError(f"{what} is {type(value).__name__}, not an object")
+    return value
+
+
+def _index(value: Any, what: str) -> int:
+    if type(value) is not int or value < 0:
+        raise TypeError(f"{what} is {value!r}, not an index")
+    return value
+
+
+def _malformed(what: str, exc: Exception) -> StreamError:
+    return StreamError(f"malformed {what}: {type(exc).__name__}: {exc}")
+
+
+def _json_data(event: ServerSentEvent) -> dict[str, Any]:
+    """The ``data`` of a server-sent event, which must be a JSON object."""
+    try:
+        data = json.loads(event.data)
+    except ValueError as exc:
+        raise StreamError(f"the data of a {event.event!r} event is not JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise StreamError(f"the data of a {event.event!r} event is not a JSON object")
+    return data
 
 
 def _as_mapping(event: Mapping[str, Any] | Any) -> Mapping[str, Any]:

@@ -23,11 +23,11 @@ HTTP body into those updates; :func:`accumulate` reads a whole body into an accu
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from ._streams import (
+    _MALFORMED,
     StreamError,
     ToolInput,
     ToolInputError,
@@ -35,6 +35,12 @@ from ._streams import (
     _Accumulator,
     _append,
     _as_mapping,
+    _index,
+    _json_data,
+    _malformed,
+    _mapping,
+    _opt_str,
+    _str,
 )
 from .sse import ServerSentEvent
 
@@ -85,45 +91,48 @@ class MessageAccumulator(_Accumulator):
             return Update(str(kind))  # an event type this version does not know
         if self.message is None and kind not in ("message_start", "ping", "error"):
             raise StreamError(f"{kind} before message_start")
-        return handler(event) or Update(kind)  # type: ignore[arg-type]
+        try:
+            return handler(event) or Update(kind)  # type: ignore[arg-type]
+        except _MALFORMED as exc:
+            raise _malformed(f"{kind} event", exc) from exc
 
     def _feed_event(self, event: ServerSentEvent) -> list[Update]:
-        return [self.feed(json.loads(event.data))]
+        return [self.feed(_json_data(event))]
 
     # -- handlers ---------------------------------------------------------------------------
 
     def _message_start(self, event: Mapping[str, Any]) -> None:
         if self.message is not None:
             raise StreamError("a second message_start")
-        message = dict(event["message"])
-        message["content"] = [dict(block) for block in message.get("content") or ()]
-        message["usage"] = dict(message.get("usage") or {})
+        message = dict(_mapping(event["message"], "the message"))
+        message["content"] = [dict(_mapping(b, "a block")) for b in message.get("content") or ()]
+        message["usage"] = dict(_mapping(message.get("usage") or {}, "the usage"))
         self.message = message
 
-    def _block(self, event: Mapping[str, Any]) -> dict[str, Any]:
-        index = event["index"]
+    def _block(self, event: Mapping[str, Any]) -> tuple[int, dict[str, Any]]:
+        index = _index(event["index"], "the block index")
         content = self.message["content"]  # type: ignore[index]
-        if not 0 <= index < len(content):
+        if index >= len(content):
             raise StreamError(f"{event['type']} for block {index}, which has not started")
-        block: dict[str, Any] = content[index]
-        return block
+        return index, content[index]
 
     def _block_start(self, event: Mapping[str, Any]) -> Update:
-        index = event["index"]
+        index = _index(event["index"], "the block index")
         content = self.message["content"]  # type: ignore[index]
         if index != len(content):
             raise StreamError(f"content_block_start for block {index}, expected {len(content)}")
-        block = dict(event["content_block"])
-        content.append(block)
+        block = dict(_mapping(event["content_block"], "the content block"))
         tool = None
         if block.get("type") in TOOL_BLOCKS:
-            tool = self.tools[index] = ToolInput(index, block.get("name", ""), block.get("id"))
+            name = _opt_str(block.get("name"), "the tool name") or ""
+            tool = ToolInput(index, name, _opt_str(block.get("id"), "the tool id"))
+            self.tools[index] = tool
+        content.append(block)
         return Update("content_block_start", index, block, tool=tool)
 
     def _block_delta(self, event: Mapping[str, Any]) -> Update:
-        block = self._block(event)
-        index = event["index"]
-        delta = event["delta"]
+        index, block = self._block(event)
+        delta = _mapping(event["delta"], "the delta")
         kind = delta.get("type")
         text = ""
         tool = None
@@ -142,15 +151,18 @@ class MessageAccumulator(_Accumulator):
             _append(block, "thinking", text)
             thinking = True
         elif kind == "signature_delta":
-            block["signature"] = delta["signature"]
+            block["signature"] = _str(delta["signature"], "the signature")
         elif kind == "citations_delta":
-            block.setdefault("citations", []).append(delta["citation"])
+            citation = delta["citation"]
+            citations = block.get("citations")
+            if citations is None:
+                citations = block["citations"] = []
+            citations.append(citation)
         # Other delta types: ignored, so that new API features do not break the stream.
         return Update("content_block_delta", index, block, kind, text, tool, thinking)
 
     def _block_stop(self, event: Mapping[str, Any]) -> Update:
-        block = self._block(event)
-        index = event["index"]
+        index, block = self._block(event)
         tool = self.tools.get(index)
         if tool is not None:
             block["input"] = tool._close()
@@ -158,9 +170,11 @@ class MessageAccumulator(_Accumulator):
 
     def _message_delta(self, event: Mapping[str, Any]) -> None:
         message: dict[str, Any] = self.message  # type: ignore[assignment]
-        message.update(event.get("delta") or {})
+        delta = _mapping(event.get("delta") or {}, "the delta")
+        counts = _mapping(event.get("usage") or {}, "the usage")
+        message.update(delta)
         usage = message["usage"]
-        for key, value in (event.get("usage") or {}).items():
+        for key, value in counts.items():
             if value is not None:  # counts are cumulative: the latest overwrites
                 usage[key] = value
 

@@ -31,11 +31,11 @@ for the strict arguments.
 from __future__ import annotations
 
 import bisect
-import json
 from collections.abc import Mapping
 from typing import Any
 
 from ._streams import (
+    _MALFORMED,
     StreamError,
     ToolInput,
     ToolInputError,
@@ -43,6 +43,12 @@ from ._streams import (
     _Accumulator,
     _append,
     _as_mapping,
+    _index,
+    _json_data,
+    _malformed,
+    _mapping,
+    _opt_str,
+    _str,
 )
 from .sse import ServerSentEvent
 
@@ -82,6 +88,32 @@ def _error(payload: Mapping[str, Any]) -> StreamError:
     return StreamError(
         str(error.get("message", "")), error_type=None if kind is None else str(kind)
     )
+
+
+def _check_choice(choice: Any) -> None:
+    """Raise unless ``choice`` has the shape :meth:`ChatCompletionAccumulator._choice` reads."""
+    choice = _mapping(choice, "a choice")
+    if choice.get("index") is not None:
+        _index(choice["index"], "the choice index")
+    delta = _mapping(choice.get("delta") or {}, "the delta")
+    for key in _TEXT_FIELDS:
+        _opt_str(delta.get(key), key)
+    calls = delta.get("tool_calls") or []
+    if not isinstance(calls, list):
+        raise TypeError(f"tool_calls is {type(calls).__name__}, not a list")
+    for call in calls:
+        call = _mapping(call, "a tool call")
+        if call.get("index") is not None:
+            _index(call["index"], "the tool call index")
+        _opt_str(call.get("id"), "the tool call id")
+        _opt_str(call.get("type"), "the tool call type")
+        for part in ("function", "custom"):
+            body = _mapping(call.get(part) or {}, part)
+            for field in ("name", "arguments", "input"):
+                _opt_str(body.get(field), field)
+    if choice.get("logprobs") is not None:
+        _mapping(choice["logprobs"], "logprobs")
+    _opt_str(choice.get("finish_reason"), "finish_reason")
 
 
 class _Choice:
@@ -149,6 +181,14 @@ class ChatCompletionAccumulator(_Accumulator):
             raise _error(chunk)
         if self.done:
             raise StreamError("a chunk after [DONE]")
+        choices = chunk.get("choices") or ()
+        try:  # all of it, before anything changes: a malformed chunk is not half applied
+            if not isinstance(choices, (list, tuple)):
+                raise TypeError(f"choices is {type(choices).__name__}, not a list")
+            for choice in choices:
+                _check_choice(choice)
+        except _MALFORMED as exc:
+            raise _malformed("chunk", exc) from exc
         completion = self.completion
         for key in _COMPLETION_FIELDS:
             value = chunk.get(key)
@@ -157,7 +197,7 @@ class ChatCompletionAccumulator(_Accumulator):
         if chunk.get("usage") is not None:
             completion["usage"] = chunk["usage"]
         updates: list[Update] = []
-        for choice in chunk.get("choices") or ():
+        for choice in choices:
             self._choice(choice, updates)
         if chunk.get("usage") is not None:
             updates.append(Update("usage"))
@@ -165,7 +205,7 @@ class ChatCompletionAccumulator(_Accumulator):
 
     def _feed_event(self, event: ServerSentEvent) -> list[Update]:
         data = event.data
-        return self.feed(data if data.strip() == "[DONE]" else json.loads(data))
+        return self.feed(data if data.strip() == "[DONE]" else _json_data(event))
 
     def _state(self, index: int) -> _Choice:
         state = self._choices.get(index)
@@ -207,7 +247,8 @@ class ChatCompletionAccumulator(_Accumulator):
                 state.choice["logprobs"] = kept = {}
             for key, value in logprobs.items():
                 if isinstance(value, list):
-                    kept[key] = (kept.get(key) or []) + value
+                    old = kept.get(key)
+                    kept[key] = (old if isinstance(old, list) else []) + value
                 elif value is not None or key not in kept:
                     kept[key] = value
         for key, value in choice.items():  # fields this version does not know: the latest
@@ -238,7 +279,7 @@ class ChatCompletionAccumulator(_Accumulator):
             entry = state.calls[index] = {"id": None, "type": kind}
             if kind == "custom":
                 entry["custom"] = {"name": "", "input": ""}
-            else:
+            elif kind == "function":
                 entry["function"] = {"name": "", "arguments": ""}
             calls = state.message.setdefault("tool_calls", [])
             calls.insert(bisect.bisect(sorted(state.calls), index) - 1, entry)
@@ -298,6 +339,12 @@ class ResponseAccumulator(_Accumulator):
         event = _as_mapping(event)
         self.events += 1
         kind = str(event.get("type"))
+        try:
+            return self._event(kind, event)
+        except _MALFORMED as exc:
+            raise _malformed(f"{kind} event", exc) from exc
+
+    def _event(self, kind: str, event: Mapping[str, Any]) -> list[Update]:
         if kind == "error":  # {"type": "error", "code", "message", "param"}, or nested
             error = event.get("error")
             if isinstance(error, Mapping):
@@ -315,7 +362,9 @@ class ResponseAccumulator(_Accumulator):
             self._adopt(event["response"], final=True)
             self.done = True
             if kind == "response.failed":
-                error = self.response.get("error") or {}
+                error = self.response.get("error")
+                if not isinstance(error, Mapping):
+                    error = {}
                 raise StreamError(
                     str(error.get("message", "the response failed")),
                     error_type=str(error.get("code") or "response.failed"),
@@ -330,19 +379,29 @@ class ResponseAccumulator(_Accumulator):
     def _feed_event(self, event: ServerSentEvent) -> list[Update]:
         if event.data.strip() == "[DONE]":
             return []
-        return self.feed(json.loads(event.data))
+        return self.feed(_json_data(event))
 
     def _output(self) -> list[dict[str, Any]]:
         output: list[dict[str, Any]] = self.response.setdefault("output", [])  # type: ignore[union-attr]
         return output
 
-    def _adopt(self, response: Mapping[str, Any], final: bool) -> None:
+    def _adopt(self, response: Any, final: bool) -> None:
         """Take the response's fields; its output only when it has one (the final response
         repeats every item whole), so that streamed items are never lost."""
+        response = _mapping(response, "the response")
+        final_output = None
+        if final and response.get("output"):
+            items = response["output"]
+            if not isinstance(items, list):
+                raise TypeError(f"output is {type(items).__name__}, not a list")
+            final_output = [dict(_mapping(item, "an output item")) for item in items]
+            for index in self.tools:
+                if index < len(final_output):
+                    _opt_str(final_output[index].get("arguments"), "the arguments")
         output = self._output() if self.response is not None else []
         self.response = dict(response)
-        if final and response.get("output"):
-            output = [dict(item) for item in response["output"]]
+        if final_output is not None:
+            output = final_output
             for index, tool in self.tools.items():
                 if index < len(output) and "arguments" in output[index]:
                     tool._close(output[index]["arguments"])
@@ -354,36 +413,37 @@ class ResponseAccumulator(_Accumulator):
     def _item(self, event: Mapping[str, Any]) -> dict[str, Any]:
         index = event.get("output_index")
         output = self._output()
-        if not isinstance(index, int) or not 0 <= index < len(output):
+        if type(index) is not int or not 0 <= index < len(output):
             raise StreamError(f"{event.get('type')} for output item {index}, which was not added")
         return output[index]
 
     def _item_added(self, event: Mapping[str, Any]) -> Update:
-        index = event["output_index"]
+        index = _index(event["output_index"], "the output index")
         output = self._output()
         if index != len(output):
             raise StreamError(f"output item {index} added, expected {len(output)}")
-        item = dict(event["item"])
-        output.append(item)
+        item = dict(_mapping(event["item"], "the item"))
         tool = None
         if item.get("type") in self.TOOL_ITEMS:
-            tool = self.tools[index] = ToolInput(
-                index, item.get("name", ""), item.get("call_id") or item.get("id")
-            )
-            arguments = item.get("arguments") or ""
+            arguments = _opt_str(item.get("arguments"), "the arguments") or ""
+            name = _opt_str(item.get("name"), "the name") or ""
+            call_id = _opt_str(item.get("call_id") or item.get("id"), "the call id")
+            tool = self.tools[index] = ToolInput(index, name, call_id)
             item["arguments"] = arguments
             if arguments:
                 tool._feed(arguments)
+        output.append(item)
         return Update("response.output_item.added", index, item, tool=tool)
 
     def _item_done(self, event: Mapping[str, Any]) -> Update:
-        index = event["output_index"]
         self._item(event)
-        item = self._output()[index] = dict(event["item"])
+        index = event["output_index"]
+        item = dict(_mapping(event["item"], "the item"))
         tool = self.tools.get(index)
         if tool is not None:
-            tool._close(item.get("arguments"))
+            tool._close(_opt_str(item.get("arguments"), "the arguments"))
             item["arguments"] = tool.raw
+        self._output()[index] = item
         return Update("response.output_item.done", index, item, tool=tool)
 
     def _part(self, item: dict[str, Any], key: str, index: Any) -> dict[str, Any]:
@@ -398,7 +458,7 @@ class ResponseAccumulator(_Accumulator):
         if kind.endswith(".delta") and "output_index" in event:
             item = self._item(event)
             index = event["output_index"]
-            text = event.get("delta") or ""
+            text = _str(event.get("delta") or "", "the delta")
             if kind in (
                 "response.function_call_arguments.delta",
                 "response.mcp_call_arguments.delta",
@@ -430,18 +490,20 @@ class ResponseAccumulator(_Accumulator):
             return [Update(kind, index, item)]  # a delta this version does not know
         if kind in ("response.content_part.added", "response.content_part.done"):
             item = self._item(event)
+            whole = _mapping(event.get("part") or {}, "the part")
             part = self._part(item, "content", event.get("content_index"))
             part.clear()
-            part.update(event.get("part") or {})
+            part.update(whole)
             return [Update(kind, event["output_index"], item)]
         if kind in (
             "response.reasoning_summary_part.added",
             "response.reasoning_summary_part.done",
         ):
             item = self._item(event)
+            whole = _mapping(event.get("part") or {}, "the part")
             part = self._part(item, "summary", event.get("summary_index"))
             part.clear()
-            part.update(event.get("part") or {})
+            part.update(whole)
             return [Update(kind, event["output_index"], item)]
         if kind == "response.output_text.annotation.added":
             item = self._item(event)
