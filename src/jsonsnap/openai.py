@@ -64,7 +64,14 @@ __all__ = [
 #: Message fields whose deltas are pieces of text, and whether they are reasoning.
 _TEXT_FIELDS = {"content": False, "refusal": False, "reasoning_content": True, "reasoning": True}
 _ARGUMENT_DELTAS = ("response.function_call_arguments.delta", "response.mcp_call_arguments.delta")
-_SUMMARY_PARTS = ("response.reasoning_summary_part.added", "response.reasoning_summary_part.done")
+#: The events that announce a part of an item, or repeat it whole at its end: the item's list
+#: of parts and the event's key for the part's place in it.
+_PART_EVENTS = {
+    "response.content_part.added": ("content", "content_index"),
+    "response.content_part.done": ("content", "content_index"),
+    "response.reasoning_summary_part.added": ("summary", "summary_index"),
+    "response.reasoning_summary_part.done": ("summary", "summary_index"),
+}
 #: The events that repeat a whole text at its end: the item's list of parts, the event's key
 #: for the part's place in it, and the part's field that holds the text (same in the event).
 _TEXT_DONE = {
@@ -488,20 +495,12 @@ class ResponseAccumulator(_Accumulator):
                 thinking = kind == "response.reasoning_text.delta"
                 return [Update(kind, index, item, field, text, thinking=thinking)]
             return [Update(kind, index, item)]  # a delta this version does not know
-        if kind in ("response.content_part.added", "response.content_part.done"):
+        place = _PART_EVENTS.get(kind)
+        if place is not None:  # a part announced, or repeated whole at its end
+            key, index_key = place
             item = self._item(event)
             whole = _mapping(event.get("part") or {}, "the part")
-            part = self._part(item, "content", event.get("content_index"))
-            part.clear()
-            part.update(whole)
-            return [Update(kind, event["output_index"], item)]
-        if kind in (
-            "response.reasoning_summary_part.added",
-            "response.reasoning_summary_part.done",
-        ):
-            item = self._item(event)
-            whole = _mapping(event.get("part") or {}, "the part")
-            part = self._part(item, "summary", event.get("summary_index"))
+            part = self._part(item, key, event.get(index_key))
             part.clear()
             part.update(whole)
             return [Update(kind, event["output_index"], item)]
