@@ -495,9 +495,9 @@ class ResponseAccumulator(_Accumulator):
                 thinking = kind == "response.reasoning_text.delta"
                 return [Update(kind, index, item, field, text, thinking=thinking)]
             return [Update(kind, index, item)]  # a delta this version does not know
-        place = _PART_EVENTS.get(kind)
-        if place is not None:  # a part announced, or repeated whole at its end
-            key, index_key = place
+        where = _PART_EVENTS.get(kind)
+        if where is not None:  # a part announced, or repeated whole at its end
+            key, index_key = where
             item = self._item(event)
             whole = _mapping(event.get("part") or {}, "the part")
             part = self._part(item, key, event.get(index_key))
@@ -518,9 +518,9 @@ class ResponseAccumulator(_Accumulator):
             return [Update(kind, event["output_index"], item, tool=tool)]
         done = _TEXT_DONE.get(kind)
         if done is not None:  # the whole text again: it stands over the deltas
-            key, place, field = done
+            key, index_key, field = done
             item = self._item(event)
-            part = self._part(item, key, event.get(place))
+            part = self._part(item, key, event.get(index_key))
             if isinstance(event.get(field), str):
                 part[field] = event[field]
             return [Update(kind, event["output_index"], item)]
