@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import random
 from typing import Any
@@ -675,3 +676,27 @@ def test_unknown_choice_fields_are_kept() -> None:
     second["content_filter_results"] = filtered
     acc, _ = feed_all([chunk(first), chunk(second)])
     assert acc.completion["choices"][0]["content_filter_results"] == filtered
+
+
+def test_legacy_function_call() -> None:
+    raw = json.dumps(WEATHER)
+    pieces = cut(raw, random.Random(6))
+    first = delta(
+        role="assistant", content=None, function_call={"name": "get_weather", "arguments": ""}
+    )
+    chunks: list[Any] = [chunk(first)]
+    chunks += [chunk(delta(function_call={"arguments": piece})) for piece in pieces]
+    chunks += [chunk(delta(finish="function_call")), "[DONE]"]
+    acc = ChatCompletionAccumulator()
+    snapshots = []
+    for item in chunks[:-2]:
+        snapshots += [copy.deepcopy(u.snapshot) for u in acc.feed(item) if u.tool is not None]
+    assert snapshots[-1] == WEATHER and snapshots[0] == {}
+    function = acc.function_call()
+    assert function is not None and function.status == "streaming"
+    for item in chunks[-2:]:
+        acc.feed(item)
+    assert function.final() == WEATHER and function.name == "get_weather"
+    message = acc.completion["choices"][0]["message"]
+    assert message["function_call"] == {"name": "get_weather", "arguments": raw}
+    assert acc.function_call(3) is None and ChatCompletionAccumulator().function_call() is None

@@ -367,6 +367,18 @@ def test_refusal_and_empty_arguments_give_the_sdks_completion() -> None:
     assert [t.final() for t in acc.tool_calls()] == [{}, {}]
 
 
+def test_legacy_function_call_gives_the_sdks_completion() -> None:
+    arguments = ['{"loc', 'ation": "Par', 'is", "unit": "c', '"}']
+    legacy = [
+        chunk(delta(role="assistant", content=None, function_call={"name": "w", "arguments": ""})),
+        *(chunk(delta(function_call={"arguments": piece})) for piece in arguments),
+        chunk(delta(finish="function_call")),
+    ]
+    acc = assert_same([render(legacy)])
+    function = acc.function_call()
+    assert function is not None and function.final() == {"location": "Paris", "unit": "c"}
+
+
 # --------------------------------------------------------------------------- generated streams
 
 

@@ -259,6 +259,7 @@ def test_anthropic_malformed_events(events: list[Any], started: bool) -> None:
     ]
 )
 @example(chunks=[{"choices": [{"delta": {"tool_calls": [{"index": -1}]}}]}])
+@example(chunks=[{"choices": [{"delta": {"tool_calls": False, "function_call": False}}]}])
 def test_chat_malformed_chunks(chunks: list[Any]) -> None:
     check(ChatCompletionAccumulator, None, chunks)
 

@@ -12,8 +12,9 @@ for a new ``id``, or else continues the last call. ``id`` and ``type`` are set o
 ``function.name`` that a server repeats in every chunk is not doubled (a name sent in pieces
 is joined); ``function.arguments`` are concatenated, and every call gets a live snapshot
 through its own :class:`jsonsnap.Parser` (:class:`ToolInput`), strictly parsed when the choice
-finishes. ``custom`` tool calls carry free text (``custom.input``), concatenated and never
-parsed. ``usage`` is kept from the chunk that carries it: a later chunk without it does not
+finishes; so does a legacy ``function_call`` (:meth:`ChatCompletionAccumulator.function_call`).
+``custom`` tool calls carry free text (``custom.input``), concatenated and never parsed.
+``usage`` is kept from the chunk that carries it: a later chunk without it does not
 erase it. An ``{"error": ...}`` payload raises :class:`StreamError`.
 
 :class:`ResponseAccumulator` does the same for the Responses API's typed events: output items
@@ -97,6 +98,14 @@ def _error(payload: Mapping[str, Any]) -> StreamError:
     )
 
 
+def _name(part: dict[str, Any], name: str | None) -> None:
+    """Take a function's name from a delta: a server that repeats it (whole, or growing) in
+    every chunk does not double it; a name sent in pieces is joined."""
+    if name:
+        old = part["name"]
+        part["name"] = name if name.startswith(old) else old + name
+
+
 def _check_choice(choice: Any) -> None:
     """Raise unless ``choice`` has the shape :meth:`ChatCompletionAccumulator._choice` reads."""
     choice = _mapping(choice, "a choice")
@@ -105,8 +114,10 @@ def _check_choice(choice: Any) -> None:
     delta = _mapping(choice.get("delta") or {}, "the delta")
     for key in _TEXT_FIELDS:
         _opt_str(delta.get(key), key)
-    calls = delta.get("tool_calls") or []
-    if not isinstance(calls, list):
+    calls = delta.get("tool_calls")
+    if calls is None:
+        calls = []
+    elif not isinstance(calls, list):
         raise TypeError(f"tool_calls is {type(calls).__name__}, not a list")
     for call in calls:
         call = _mapping(call, "a tool call")
@@ -118,6 +129,10 @@ def _check_choice(choice: Any) -> None:
             body = _mapping(call.get(part) or {}, part)
             for field in ("name", "arguments", "input"):
                 _opt_str(body.get(field), field)
+    function = delta.get("function_call")
+    function = {} if function is None else _mapping(function, "function_call")
+    for field in ("name", "arguments"):
+        _opt_str(function.get(field), field)
     if choice.get("logprobs") is not None:
         _mapping(choice["logprobs"], "logprobs")
     _opt_str(choice.get("finish_reason"), "finish_reason")
@@ -126,7 +141,7 @@ def _check_choice(choice: Any) -> None:
 class _Choice:
     """One choice being accumulated: its dict in the completion and its tool calls."""
 
-    __slots__ = ("calls", "choice", "ids", "message", "tools")
+    __slots__ = ("calls", "choice", "function", "ids", "message", "tools")
 
     def __init__(self, index: int) -> None:
         self.message: dict[str, Any] = {"role": None, "content": None}
@@ -140,6 +155,8 @@ class _Choice:
         self.calls: dict[int, dict[str, Any]] = {}
         self.tools: dict[int, ToolInput] = {}
         self.ids: dict[str, int] = {}
+        #: The arguments of a legacy ``function_call`` (the ``functions`` API), if any.
+        self.function: ToolInput | None = None
 
 
 class ChatCompletionAccumulator(_Accumulator):
@@ -245,6 +262,8 @@ class ChatCompletionAccumulator(_Accumulator):
                     message["role"] = value
             elif key == "tool_calls":
                 updates.extend(self._tool_call(state, call) for call in value)
+            elif key == "function_call":
+                updates.append(self._function_call(state, value))
             else:  # a field this version does not know (audio, function_call, ...): the latest
                 message[key] = value
         logprobs = choice.get("logprobs")
@@ -298,12 +317,7 @@ class ChatCompletionAccumulator(_Accumulator):
         if part is None:  # a type this version does not know: kept as it came
             entry.update({k: v for k, v in call.items() if k != "index"})
             return Update("tool_call", index, entry)
-        name = body.get("name")
-        if name:
-            old = part["name"]
-            # A server that repeats the name (whole or growing) in every chunk is not doubled;
-            # a name sent in pieces is joined.
-            part["name"] = name if name.startswith(old) else old + name
+        _name(part, body.get("name"))
         tool = state.tools.get(index)
         if "function" in entry:
             if tool is None:
@@ -320,9 +334,33 @@ class ChatCompletionAccumulator(_Accumulator):
             _append(part, "input", text)
         return Update("tool_call", index, entry, "input", text)
 
+    def _function_call(self, state: _Choice, body: Mapping[str, Any]) -> Update:
+        """A legacy ``function_call`` delta: like a tool call's ``function``, one per choice."""
+        message = state.message
+        part = message.get("function_call")
+        if part is None:
+            part = message["function_call"] = {"name": "", "arguments": ""}
+        tool = state.function
+        if tool is None:
+            tool = state.function = ToolInput(0, "")
+        _name(part, body.get("name"))
+        tool.name = part["name"]
+        arguments = body.get("arguments")
+        if arguments:
+            _append(part, "arguments", arguments)
+            tool._feed(arguments)
+        return Update("function_call", None, message, "arguments", tool=tool)
+
+    def function_call(self, choice: int = 0) -> ToolInput | None:
+        """The arguments of a choice's legacy ``function_call`` (the ``functions`` API)."""
+        state = self._choices.get(choice)
+        return None if state is None else state.function
+
     def _finish(self, state: _Choice) -> None:
         for tool in state.tools.values():
             tool._close()
+        if state.function is not None:
+            state.function._close()
 
 
 class ResponseAccumulator(_Accumulator):
