@@ -10,10 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from jsonsnap import JSONDecodeError, loads
 from jsonsnap import __main__ as cli
-from jsonsnap._cli import body_lines, caret, detect, result_of
+from jsonsnap._cli import body_lines, caret, detect, result_of, tail_lines
 from jsonsnap._streams import _Accumulator
 from jsonsnap._terminal import Terminal, clean, fit, width_of
 from jsonsnap.anthropic import MessageAccumulator
@@ -333,3 +335,27 @@ def test_terminal_without_a_tty_draws_nothing_live() -> None:
     term.write("text")
     term.line("line")
     assert "".join(out.parts) == "text\nline\n" and term.style("x", "red") == "\x1b[31mx\x1b[0m"
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    snapshot=st.one_of(
+        st.dictionaries(
+            st.text(max_size=3),
+            st.one_of(
+                st.text(alphabet="ab\n\r\t", max_size=12),
+                st.lists(st.integers(), max_size=30),
+                st.none(),
+            ),
+            max_size=4,
+        ),
+        st.lists(st.integers(), max_size=5),
+    ),
+    last=st.integers(0, 12),
+)
+def test_tail_lines_are_the_last_lines_of_the_whole(snapshot: Any, last: int) -> None:
+    """The panel cuts out only the lines it shows; they are those of the whole body."""
+    whole = body_lines(snapshot, 30)
+    tail, total = tail_lines(snapshot, 30, last)
+    assert total == len(whole)
+    assert tail == whole[len(whole) - min(last, len(whole)) :]

@@ -100,27 +100,48 @@ def result_of(accumulator: _Accumulator) -> Any:
 # --------------------------------------------------------------------------- panels
 
 
-def _value_lines(key: str, value: Any, columns: int) -> list[str]:
+def _value_lines(key: str, value: Any, columns: int, last: int | None) -> tuple[list[str], int]:
+    """A member shown as lines (its last ``last`` of them, when given), and how many in all."""
     if isinstance(value, str):
         if "\n" not in value:
-            return [f"{key}: {json.dumps(value, ensure_ascii=False)}"]
-        # A file's lines; a CR before the line end (CRLF text) is part of the line end.
-        return [f"{key}:"] + ["  │ " + line.removesuffix("\r") for line in value.split("\n")]
+            return [f"{key}: {json.dumps(value, ensure_ascii=False)}"], 1
+        # A file's lines; a CR before the line end (CRLF text) is part of the line end. Only
+        # the lines wanted are cut out, so a panel redrawn at every delta stays linear.
+        count = value.count("\n") + 1
+        if last is None or last > count:
+            head, lines = [f"{key}:"], value.split("\n")
+        else:
+            head, lines = [], value.rsplit("\n", last)[-last:] if last else []
+        return head + ["  │ " + line.removesuffix("\r") for line in lines], count + 1
     compact = json.dumps(value, ensure_ascii=False)
     if width_of(compact) + len(key) + 2 <= columns:
-        return [f"{key}: {compact}"]
+        return [f"{key}: {compact}"], 1
     pretty = json.dumps(value, ensure_ascii=False, indent=2).split("\n")
-    return [f"{key}: {pretty[0]}"] + ["  " + line for line in pretty[1:]]
+    return [f"{key}: {pretty[0]}"] + ["  " + line for line in pretty[1:]], len(pretty)
+
+
+def tail_lines(snapshot: Any, columns: int, last: int | None) -> tuple[list[str], int]:
+    """A tool input shown as lines (one per member, a multi-line string as its lines): the
+    last ``last`` of them (all for ``None``), and how many there are in all."""
+    if not isinstance(snapshot, dict):
+        lines = json.dumps(snapshot, ensure_ascii=False, indent=2).split("\n")
+        total = len(lines)
+        if last is not None:
+            lines = lines[max(0, total - last) :]
+        return [clean(line) for line in lines], total
+    shown: list[str] = []
+    total = 0
+    for key, value in reversed(snapshot.items()):
+        wanted = None if last is None else max(0, last - len(shown))
+        lines, count = _value_lines(str(key), value, columns, wanted)
+        shown[:0] = lines if wanted is None else lines[max(0, len(lines) - wanted) :]
+        total += count
+    return [clean(line) for line in shown], total
 
 
 def body_lines(snapshot: Any, columns: int = 80) -> list[str]:
     """A tool input shown as lines: one per member, a multi-line string as its lines."""
-    if isinstance(snapshot, dict):
-        lines: list[str] = []
-        for key, value in snapshot.items():
-            lines += _value_lines(str(key), value, columns)
-        return [clean(line) for line in lines]
-    return [clean(line) for line in json.dumps(snapshot, ensure_ascii=False, indent=2).split("\n")]
+    return tail_lines(snapshot, columns, None)[0]
 
 
 class _ReplayView:
@@ -182,10 +203,10 @@ class _ReplayView:
         term = self.term
         name = term.style(f"╭─ {clean(tool.name) or 'tool'}", "bold", "cyan")
         head = name + term.style(f" {tool.id}" if tool.id else "", "dim")
-        body = body_lines(tool.snapshot, term.size.columns - 4)
-        if height is not None and len(body) > height:
-            hidden = term.style(f"↑ {len(body) - height + 1:,} more lines above", "dim")
-            body = [hidden, *body[len(body) - height + 1 :]]
+        body, total = tail_lines(tool.snapshot, term.size.columns - 4, height)
+        if height is not None and total > height:
+            hidden = term.style(f"↑ {total - height + 1:,} more lines above", "dim")
+            body = [hidden, *body[1:]]
         return [head, *("│ " + line for line in body), "╰─ " + self._status(tool, ended)]
 
     def tool(self, tool: ToolInput) -> None:
