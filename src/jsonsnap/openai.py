@@ -106,6 +106,17 @@ def _name(part: dict[str, Any], name: str | None) -> None:
         part["name"] = name if name.startswith(old) else old + name
 
 
+def _function_delta(part: dict[str, Any], tool: ToolInput, body: Mapping[str, Any]) -> None:
+    """A function's name and a piece of its arguments, from a delta, into ``part`` (the
+    ``function`` of a tool call, or a legacy ``function_call``) and its tool input."""
+    _name(part, body.get("name"))
+    tool.name = part["name"]
+    arguments = body.get("arguments")
+    if arguments:
+        _append(part, "arguments", arguments)
+        tool._feed(arguments)
+
+
 def _check_choice(choice: Any) -> None:
     """Raise unless ``choice`` has the shape :meth:`ChatCompletionAccumulator._choice` reads."""
     choice = _mapping(choice, "a choice")
@@ -317,18 +328,14 @@ class ChatCompletionAccumulator(_Accumulator):
         if part is None:  # a type this version does not know: kept as it came
             entry.update({k: v for k, v in call.items() if k != "index"})
             return Update("tool_call", index, entry)
-        _name(part, body.get("name"))
-        tool = state.tools.get(index)
         if "function" in entry:
+            tool = state.tools.get(index)
             if tool is None:
-                tool = state.tools[index] = ToolInput(index, part["name"], entry["id"])
-            tool.name = part["name"]
+                tool = state.tools[index] = ToolInput(index, "")
             tool.id = entry["id"]
-            arguments = body.get("arguments")
-            if arguments:
-                _append(part, "arguments", arguments)
-                tool._feed(arguments)
+            _function_delta(part, tool, body)
             return Update("tool_call", index, entry, "arguments", tool=tool)
+        _name(part, body.get("name"))
         text = body.get("input") or ""
         if text:
             _append(part, "input", text)
@@ -343,12 +350,7 @@ class ChatCompletionAccumulator(_Accumulator):
         tool = state.function
         if tool is None:
             tool = state.function = ToolInput(0, "")
-        _name(part, body.get("name"))
-        tool.name = part["name"]
-        arguments = body.get("arguments")
-        if arguments:
-            _append(part, "arguments", arguments)
-            tool._feed(arguments)
+        _function_delta(part, tool, body)
         return Update("function_call", None, message, "arguments", tool=tool)
 
     def function_call(self, choice: int = 0) -> ToolInput | None:
