@@ -996,8 +996,9 @@ class Parser:
     # ------------------------------------------------------------------ the automaton
 
     def _parse(self, text: str, final: bool) -> None:
-        self._settle()
-        self._lane = None
+        if self._lane is not None:  # leaving the lane: count what it read
+            self._settle()
+            self._lane = None
         if self._provisional is not None:
             self._take_back_provisional()
         buf = self._tail + text if self._tail else text
