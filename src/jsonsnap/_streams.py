@@ -25,7 +25,7 @@ from typing import Any, Literal
 
 from ._errors import JSONDecodeError
 from ._parser import Parser
-from .sse import ServerSentEvent, SSEDecoder
+from .sse import ServerSentEvent, aiter_events, iter_events
 
 Status = Literal["streaming", "complete", "incomplete", "invalid"]
 
@@ -161,8 +161,7 @@ def _append(container: dict[str, Any], key: str, text: str) -> None:
     """``container[key] += text`` (``None`` counts as empty), in place when CPython can: the
     dict lets go of the string meanwhile."""
     _str(text, key)
-    s = container.get(key) or ""
-    s = _str(s, key) if s else ""
+    s = _str(container.get(key) or "", key)
     container[key] = None
     s += text
     container[key] = s
@@ -232,21 +231,12 @@ class _Accumulator:
     def updates(self, chunks: Iterable[bytes | str]) -> Iterator[Update]:
         """Decode an event stream given as chunks of the HTTP body (``iter_bytes()``), feed
         each event, and yield what each did. The result is complete when the iteration ends."""
-        decoder = SSEDecoder()
-        for chunk in chunks:
-            for event in decoder.feed(chunk):
-                yield from self._feed_event(event)
-        for event in decoder.close():
+        for event in iter_events(chunks):
             yield from self._feed_event(event)
 
     async def aupdates(self, chunks: AsyncIterable[bytes | str]) -> AsyncIterator[Update]:
         """:meth:`updates` for an async iterable of chunks (``aiter_bytes()``)."""
-        decoder = SSEDecoder()
-        async for chunk in chunks:
-            for event in decoder.feed(chunk):
-                for update in self._feed_event(event):
-                    yield update
-        for event in decoder.close():
+        async for event in aiter_events(chunks):
             for update in self._feed_event(event):
                 yield update
 
