@@ -29,7 +29,7 @@ from ._streams import StreamError, ToolInput, Update, _Accumulator
 from ._terminal import Terminal, clean, fit, width_of
 from .anthropic import MessageAccumulator
 from .openai import ChatCompletionAccumulator, ResponseAccumulator
-from .sse import ServerSentEvent, SSEDecoder
+from .sse import ServerSentEvent, iter_events
 
 FORMATS = ("anthropic", "chat", "responses")
 
@@ -304,25 +304,28 @@ def replay(args: argparse.Namespace, out: Any = None) -> int:
     except OSError as exc:
         print(f"jsonsnap: {exc.strerror}: {args.file}", file=sys.stderr)
         return 1
-    try:
-        decoder = SSEDecoder()
-        for chunk in _read(source, 65536 if live else 4096):
+
+    def counted(chunks: Iterator[bytes]) -> Iterator[bytes]:
+        nonlocal size
+        for chunk in chunks:
             size += len(chunk)
-            for event in decoder.feed(chunk):
-                events += 1
+            yield chunk
+
+    try:
+        for event in iter_events(counted(_read(source, 65536 if live else 4096))):
+            events += 1
+            if kind is None:
+                kind = detect(event)
+                pending.append(event)
                 if kind is None:
-                    kind = detect(event)
-                    pending.append(event)
-                    if kind is None:
-                        continue
-                    for early in pending:
-                        feed(early)
-                    pending.clear()
-                else:
-                    feed(event)
-                if delay:
-                    time.sleep(delay)
-        decoder.close()
+                    continue
+                for early in pending:
+                    feed(early)
+                pending.clear()
+            else:
+                feed(event)
+            if delay:
+                time.sleep(delay)
         if kind is None:
             print("jsonsnap: cannot tell the stream's format; use --format", file=sys.stderr)
             return 1
