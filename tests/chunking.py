@@ -1,8 +1,13 @@
 """Ways to cut one document into fragments, shared by every test.
 
 Every table-driven test goes through :func:`chunkings`: a result that depends on where the
-fragments were cut is a bug, so each input is fed whole, one character at a time, at every
-2-way split (short documents only) and at seeded random split points.
+fragments were cut is a bug, so each input is fed whole, one character at a time, at 2-way
+splits (short documents only) and at seeded random split points.
+
+The 2-way splits are every one for documents up to :data:`TWO_WAY_EXHAUSTIVE` characters, and up
+to :data:`TWO_WAY_LIMIT` in the thorough profile (see conftest.py); between the two, the first and
+last few cuts and a sample of :data:`TWO_WAY_SAMPLE` more, seeded by the text, so a given document
+is always cut at the same places. Every cut position is still crossed by the 1-char chunking.
 """
 
 from __future__ import annotations
@@ -11,10 +16,17 @@ import random
 from collections.abc import Iterator, Sequence
 from typing import TypeVar
 
+import effort
+
 T = TypeVar("T", str, bytes)
 
-#: Documents up to this length are also cut at every 2-way split.
+#: Documents up to this length are also cut at 2-way splits.
 TWO_WAY_LIMIT = 200
+#: Documents up to this length are cut at every 2-way split (all up to TWO_WAY_LIMIT when
+#: thorough); longer ones at a sample.
+TWO_WAY_EXHAUSTIVE = 64
+#: How many 2-way splits a sampled document gets, besides the first and last few.
+TWO_WAY_SAMPLE = 24
 #: How many seeded random chunkings each document gets.
 RANDOM_ROUNDS = 5
 
@@ -30,6 +42,20 @@ def random_splits(text: T, rng: random.Random, max_piece: int = 16) -> list[T]:
     return pieces
 
 
+def two_way_cuts(text: str | bytes, seed: int = 0) -> list[int]:
+    """The positions :func:`chunkings` splits ``text`` at in two."""
+    if len(text) > TWO_WAY_LIMIT:
+        return []
+    return effort.positions(
+        1,
+        len(text),
+        limit=TWO_WAY_EXHAUSTIVE,
+        thorough_limit=TWO_WAY_LIMIT,
+        sample=TWO_WAY_SAMPLE,
+        seed=effort.seed_of(text) + seed,
+    )
+
+
 def chunkings(
     text: T, *, seed: int = 0, rounds: int = RANDOM_ROUNDS
 ) -> Iterator[tuple[str, Sequence[T]]]:
@@ -37,9 +63,8 @@ def chunkings(
     yield "whole", [text]
     if len(text) > 1:
         yield "1-char", [text[i : i + 1] for i in range(len(text))]
-    if len(text) <= TWO_WAY_LIMIT:
-        for cut in range(1, len(text)):
-            yield f"split@{cut}", [text[:cut], text[cut:]]
+    for cut in two_way_cuts(text, seed):
+        yield f"split@{cut}", [text[:cut], text[cut:]]
     rng = random.Random(seed * 7919 + len(text))
     for round_ in range(rounds):
         yield f"random#{round_}", random_splits(text, rng, max_piece=rng.choice((2, 3, 7, 16, 64)))

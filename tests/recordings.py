@@ -81,11 +81,11 @@ def _tool_states(value: Any) -> Iterator[dict[str, Any]]:
 
 
 def well_formed(path: Path) -> bool:
-    """Whether the expected ``.json`` beside ``path`` says: done, no error, tools complete."""
-    expected_path = path.with_suffix(".json")
-    if not expected_path.exists():
-        return False
-    expected = json.loads(expected_path.read_text(encoding="utf-8"))
+    """Whether the expected ``.json`` beside ``path`` says: done, no error, tools complete.
+
+    A missing expected file is an error (``FileNotFoundError``), not "not well-formed": a
+    fixture without its expectation must fail the run, not drop out of the comparisons."""
+    expected = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
     if expected.get("done") is not True or expected.get("error") is not None:
         return False
     return all(
@@ -94,13 +94,8 @@ def well_formed(path: Path) -> bool:
     )
 
 
-def canonical(value: Any) -> Any:
-    """``value`` with every object's keys sorted: JSON objects are unordered, and the APIs do
-    not promise an order. Types survive the round trip (``1``, ``1.0`` and ``true`` differ)."""
-    return json.loads(json.dumps(value, sort_keys=True, ensure_ascii=False))
-
-
 def assert_same_json(want: Any, got: Any, label: str) -> None:
-    """``got`` equals ``want`` as JSON (keys in any order, types strictly)."""
-    difference = diff(canonical(want), canonical(got))
+    """``got`` equals ``want`` as JSON: object keys in any order (JSON objects are unordered,
+    and the APIs do not promise an order), types strictly (``1``, ``1.0`` and ``true`` differ)."""
+    difference = diff(want, got, key_order=False)
     assert difference is None, f"{label}: {difference}"

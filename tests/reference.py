@@ -32,6 +32,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from values import NOTHING
+
 __all__ = [
     "NOTHING",
     "Recognizer",
@@ -310,8 +312,7 @@ def completion(text: str) -> str:
 
 # --------------------------------------------------------------------------- snapshot model
 
-#: What :func:`snapshot_model` returns when the prefix shows nothing yet.
-NOTHING: object = type("Nothing", (), {"__repr__": lambda self: "NOTHING"})()
+# What snapshot_model returns when the prefix shows nothing yet: the tests' one NOTHING.
 
 _HEX = "0123456789abcdefABCDEF"
 #: The characters allowed at each place of a low surrogate escape ``\\uDC00``-``\\uDFFF``.

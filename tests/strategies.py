@@ -7,10 +7,15 @@ the four JSON whitespace characters) between every pair of tokens, ``\\uXXXX`` e
 hex case, surrogate pairs written as two escapes, lone surrogate escapes, numbers in many
 spellings (``-0``, ``1E+05``, 400-digit integers, exponents that overflow to ``inf`` or underflow
 to ``0.0``), and nesting up to a moderate depth. Documents stay small (well under 2 KB).
+
+The factories are cached: a strategy is built (and validated by hypothesis) once, not on every
+draw. Building them again per draw drew from the same distribution but cost about half the
+suite's time (hypothesis validates every new strategy object).
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 
@@ -43,6 +48,7 @@ MAX_DOC_CHARS = 2000
 # --------------------------------------------------------------------------- whitespace
 
 
+@functools.cache
 def whitespace() -> st.SearchStrategy[str]:
     """Zero or more JSON whitespace characters (mostly none, so shrinking removes them)."""
     return st.one_of(st.just(""), st.text(alphabet=JSON_WHITESPACE, min_size=1, max_size=4))
@@ -85,6 +91,7 @@ SPECIAL_CHARS = (
 SHORT_ESCAPES = ('\\"', "\\\\", "\\/", "\\b", "\\f", "\\n", "\\r", "\\t")
 
 
+@functools.cache
 def _plain_chars() -> st.SearchStrategy[str]:
     """One raw character allowed inside a JSON string: not ``"``, ``\\``, U+0000-U+001F.
 
@@ -97,32 +104,40 @@ def _plain_chars() -> st.SearchStrategy[str]:
     )
 
 
+_FOUR_BOOLEANS = st.lists(st.booleans(), min_size=4, max_size=4)
+
+
 @st.composite
 def _hex4(draw: st.DrawFn, code: int) -> str:
     """``code`` as four hex digits, each in a random case."""
     digits = f"{code:04x}"
-    upper = draw(st.lists(st.booleans(), min_size=4, max_size=4))
+    upper = draw(_FOUR_BOOLEANS)
     return "".join(d.upper() if u else d for d, u in zip(digits, upper, strict=True))
+
+
+_BMP_NOT_SURROGATE = st.one_of(
+    st.integers(0, 0x7F),
+    st.sampled_from([0x0, 0x1F, 0x22, 0x5C, 0x2F, 0x7F, 0x2028, 0xFEFF, 0xFFFF]),
+    st.integers(0, 0xD7FF),
+    st.integers(0xE000, 0xFFFF),
+)
+_ASTRAL = st.integers(0x10000, 0x10FFFF)
+_SURROGATE = st.one_of(
+    st.sampled_from([0xD800, 0xDBFF, 0xDC00, 0xDFFF]), st.integers(0xD800, 0xDFFF)
+)
 
 
 @st.composite
 def _u_escape(draw: st.DrawFn) -> str:
     """A ``\\uXXXX`` escape of a BMP code point that is not a surrogate."""
-    code = draw(
-        st.one_of(
-            st.integers(0, 0x7F),
-            st.sampled_from([0x0, 0x1F, 0x22, 0x5C, 0x2F, 0x7F, 0x2028, 0xFEFF, 0xFFFF]),
-            st.integers(0, 0xD7FF),
-            st.integers(0xE000, 0xFFFF),
-        )
-    )
+    code = draw(_BMP_NOT_SURROGATE)
     return "\\u" + draw(_hex4(code))
 
 
 @st.composite
 def _surrogate_pair_escape(draw: st.DrawFn) -> str:
     """An astral code point written as two ``\\uXXXX`` escapes (high then low surrogate)."""
-    code = draw(st.integers(0x10000, 0x10FFFF)) - 0x10000
+    code = draw(_ASTRAL) - 0x10000
     high, low = 0xD800 + (code >> 10), 0xDC00 + (code & 0x3FF)
     return "\\u" + draw(_hex4(high)) + "\\u" + draw(_hex4(low))
 
@@ -134,12 +149,11 @@ def _lone_surrogate_escape(draw: st.DrawFn) -> str:
     Two of these in a row may happen to form a valid pair; ``json.loads`` then combines them,
     which is fine: the expected value always comes from ``json.loads``.
     """
-    code = draw(
-        st.one_of(st.sampled_from([0xD800, 0xDBFF, 0xDC00, 0xDFFF]), st.integers(0xD800, 0xDFFF))
-    )
+    code = draw(_SURROGATE)
     return "\\u" + draw(_hex4(code))
 
 
+@functools.cache
 def _string_piece() -> st.SearchStrategy[str]:
     return st.one_of(
         _plain_chars(),
@@ -150,11 +164,13 @@ def _string_piece() -> st.SearchStrategy[str]:
     )
 
 
+@functools.cache
 def string_literals(max_pieces: int = 12) -> st.SearchStrategy[str]:
     """A JSON string token, quotes included, e.g. ``"a\\u00E9\\uD83D\\ude00\\n"``."""
     return st.lists(_string_piece(), max_size=max_pieces).map(lambda ps: '"' + "".join(ps) + '"')
 
 
+@functools.cache
 def key_literals() -> st.SearchStrategy[str]:
     """A JSON string token for an object key (shorter, often plain ASCII)."""
     return st.one_of(
@@ -193,48 +209,58 @@ SPECIAL_NUMBERS = (
 )
 
 
+@functools.cache
 def _digits(min_size: int, max_size: int) -> st.SearchStrategy[str]:
     return st.text(alphabet="0123456789", min_size=min_size, max_size=max_size)
+
+
+_ONE_IN_FIVE = st.integers(0, 4)
+_SPECIAL_NUMBER = st.sampled_from(SPECIAL_NUMBERS)
+_SIGN = st.sampled_from(["", "", "-"])
+_DIGIT = st.sampled_from("0123456789")
+_NONZERO_DIGIT = st.sampled_from("123456789")
+# Mostly short, sometimes a big integer of up to 400 digits.
+_MORE_DIGITS = st.one_of(_digits(0, 6), _digits(0, 399))
+_FRACTION = st.one_of(st.just(""), _digits(1, 6).map(lambda d: "." + d))
+_E = st.sampled_from("eE")
+_EXPONENT_SIGN = st.sampled_from(["", "+", "-"])
 
 
 @st.composite
 def number_literals(draw: st.DrawFn) -> str:
     """A JSON number token: ``-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?``."""
-    if draw(st.integers(0, 4)) == 0:
-        return draw(st.sampled_from(SPECIAL_NUMBERS))
-    sign = draw(st.sampled_from(["", "", "-"]))
+    if draw(_ONE_IN_FIVE) == 0:
+        return draw(_SPECIAL_NUMBER)
+    sign = draw(_SIGN)
     if draw(st.booleans()):
-        int_part = draw(st.sampled_from("0123456789"))
+        int_part = draw(_DIGIT)
     else:
-        # Mostly short, sometimes a big integer of up to 400 digits.
-        rest = draw(st.one_of(_digits(0, 6), _digits(0, 399)))
-        int_part = draw(st.sampled_from("123456789")) + rest
-    frac = draw(st.one_of(st.just(""), _digits(1, 6).map(lambda d: "." + d)))
+        rest = draw(_MORE_DIGITS)
+        int_part = draw(_NONZERO_DIGIT) + rest
+    frac = draw(_FRACTION)
     exp = ""
     if draw(st.booleans()):
-        exp = (
-            draw(st.sampled_from("eE"))
-            + draw(st.sampled_from(["", "+", "-"]))
-            + draw(_digits(1, 3))
-        )
+        exp = draw(_E) + draw(_EXPONENT_SIGN) + draw(_digits(1, 3))
     return sign + int_part + frac + exp
 
 
 # --------------------------------------------------------------------------- scalars, containers
 
 
+@functools.cache
 def literal_tokens() -> st.SearchStrategy[str]:
     return st.sampled_from(["true", "false", "null"])
 
 
+@functools.cache
 def scalar_literals() -> st.SearchStrategy[str]:
     """Any JSON scalar token: string, number, true, false, null."""
     return st.one_of(string_literals(), number_literals(), literal_tokens())
 
 
 @st.composite
-def _array(draw: st.DrawFn, items: st.SearchStrategy[str]) -> str:
-    values = draw(st.lists(items, max_size=6))
+def _array(draw: st.DrawFn, members: st.SearchStrategy[list[str]]) -> str:
+    values = draw(members)
     parts = ["["]
     for i, value in enumerate(values):
         if i:
@@ -249,13 +275,16 @@ def _decoded(token: str) -> object:
     return decoded
 
 
+@functools.cache
+def _keys(count: int) -> st.SearchStrategy[list[str]]:
+    """``count`` key tokens, unique by their *decoded* value: "\u0061" and "a" are one key."""
+    return st.lists(key_literals(), min_size=count, max_size=count, unique_by=_decoded)
+
+
 @st.composite
-def _object(draw: st.DrawFn, items: st.SearchStrategy[str]) -> str:
-    values = draw(st.lists(items, max_size=6))
-    # Keys unique by their *decoded* value: "\u0061" and "a" are the same key.
-    keys = draw(
-        st.lists(key_literals(), min_size=len(values), max_size=len(values), unique_by=_decoded)
-    )
+def _object(draw: st.DrawFn, members: st.SearchStrategy[list[str]]) -> str:
+    values = draw(members)
+    keys = draw(_keys(len(values)))
     parts = ["{"]
     for i, (key, value) in enumerate(zip(keys, values, strict=True)):
         if i:
@@ -266,19 +295,26 @@ def _object(draw: st.DrawFn, items: st.SearchStrategy[str]) -> str:
 
 
 def _containers(items: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
-    return st.one_of(_array(items), _object(items))
+    members = st.lists(items, max_size=6)
+    return st.one_of(_array(members), _object(members))
 
 
+@functools.cache
 def json_values(max_leaves: int = 20) -> st.SearchStrategy[str]:
     """The text of one JSON value (no surrounding whitespace), nested a few levels deep."""
     return st.recursive(scalar_literals(), _containers, max_leaves=max_leaves)
+
+
+@functools.cache
+def _deep_inner() -> st.SearchStrategy[str]:
+    return st.one_of(scalar_literals(), st.sampled_from(["[]", "{}"]))
 
 
 @st.composite
 def deep_documents(draw: st.DrawFn, max_depth: int = 60) -> str:
     """A small value wrapped in up to ``max_depth`` arrays/single-member objects."""
     depth = draw(st.integers(1, max_depth))
-    inner = draw(st.one_of(scalar_literals(), st.sampled_from(["[]", "{}"])))
+    inner = draw(_deep_inner())
     opens: list[str] = []
     closes: list[str] = []
     for _ in range(depth):
@@ -291,14 +327,17 @@ def deep_documents(draw: st.DrawFn, max_depth: int = 60) -> str:
     return "".join(opens) + inner + "".join(reversed(closes))
 
 
+@functools.cache
+def _document_values(max_leaves: int) -> st.SearchStrategy[str]:
+    return st.one_of(json_values(max_leaves), scalar_literals(), deep_documents()).filter(
+        lambda t: len(t) <= MAX_DOC_CHARS - 8
+    )
+
+
 @st.composite
 def json_documents(draw: st.DrawFn, max_leaves: int = 20) -> str:
     """A whole valid JSON text: whitespace, one value, whitespace. At most MAX_DOC_CHARS long."""
-    value = draw(
-        st.one_of(json_values(max_leaves), scalar_literals(), deep_documents()).filter(
-            lambda t: len(t) <= MAX_DOC_CHARS - 8
-        )
-    )
+    value = draw(_document_values(max_leaves))
     return draw(whitespace()) + value + draw(whitespace())
 
 
@@ -313,22 +352,28 @@ CORRUPTION_CHARS = (
 )
 
 
+_CORRUPTIBLE = json_documents(max_leaves=12)
+_CORRUPTION = st.sampled_from(["insert", "delete", "replace"])
+_CORRUPTION_CHAR = st.sampled_from(CORRUPTION_CHARS)
+
+
 @st.composite
 def corrupted_documents(draw: st.DrawFn) -> str:
     """A valid document with one character inserted, deleted or replaced at random."""
-    doc = draw(json_documents(max_leaves=12))
-    op = draw(st.sampled_from(["insert", "delete", "replace"]))
+    doc = draw(_CORRUPTIBLE)
+    op = draw(_CORRUPTION)
     if op == "insert":
         at = draw(st.integers(0, len(doc)))
-        return doc[:at] + draw(st.sampled_from(CORRUPTION_CHARS)) + doc[at:]
+        return doc[:at] + draw(_CORRUPTION_CHAR) + doc[at:]
     if not doc:
         return doc
     at = draw(st.integers(0, len(doc) - 1))
     if op == "delete":
         return doc[:at] + doc[at + 1 :]
-    return doc[:at] + draw(st.sampled_from(CORRUPTION_CHARS)) + doc[at + 1 :]
+    return doc[:at] + draw(_CORRUPTION_CHAR) + doc[at + 1 :]
 
 
+@functools.cache
 def json_ish_text(max_size: int = 40) -> st.SearchStrategy[str]:
     """Short random text over an alphabet where JSON tokens are likely to appear.
 
@@ -357,13 +402,20 @@ def split_points(draw: st.DrawFn, length: int) -> list[int]:
     """
     if length <= 1:
         return []
-    mode = draw(st.sampled_from(["random", "random", "every", "none"]))
+    mode = draw(_SPLIT_MODE)
     if mode == "every":
         return list(range(1, length))
     if mode == "none":
         return []
-    cuts = draw(st.sets(st.integers(1, length - 1), max_size=min(length - 1, 40)))
-    return sorted(cuts)
+    return sorted(draw(_cut_sets(length)))
+
+
+_SPLIT_MODE = st.sampled_from(["random", "random", "every", "none"])
+
+
+@functools.cache
+def _cut_sets(length: int) -> st.SearchStrategy[set[int]]:
+    return st.sets(st.integers(1, length - 1), max_size=min(length - 1, 40))
 
 
 def fragments_at(text: str, cuts: list[int]) -> list[str]:

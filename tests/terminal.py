@@ -24,6 +24,17 @@ from dataclasses import dataclass
 import pyte
 
 ERASE = b"\x1b[J"
+#: Run before the program: SIGINT back to its default disposition and unblocked, then exec the
+#: rest of the command line. A child inherits an ignored or blocked SIGINT (``nohup``, ``trap ''
+#: INT``, a CI runner that ignores it), and Python turns SIGINT into KeyboardInterrupt only if it
+#: starts with the default disposition; so the program starts as under a user's shell, whatever
+#: the test runner was given.
+_DEFAULT_SIGINT = (
+    "import os, signal, sys; "
+    "signal.signal(signal.SIGINT, signal.SIG_DFL); "
+    "signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT}); "
+    "os.execv(sys.executable, [sys.executable, *sys.argv[1:]])"
+)
 
 
 @dataclass
@@ -71,7 +82,7 @@ def run_in_pty(
     environment = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
     environment.update({"TERM": "xterm-256color", "PYTHONUNBUFFERED": "1"}, **(env or {}))
     process = subprocess.Popen(
-        [sys.executable, "-m", "jsonsnap", *args],
+        [sys.executable, "-c", _DEFAULT_SIGINT, "-m", "jsonsnap", *args],
         stdin=subprocess.PIPE if stdin is not None else slave,
         stdout=slave,
         stderr=slave,

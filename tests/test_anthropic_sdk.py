@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
 import warnings
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -44,18 +43,13 @@ from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 
 import strategies
+from effort import examples
 from jsonsnap.anthropic import MessageAccumulator, StreamError, ToolInputError, accumulate
 from recordings import byte_cuts, chunks_of, well_formed
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "anthropic"
 MODEL = "claude-test"
 BOM = "\ufeff".encode()
-#: Multiplies max_examples (as in test_properties.py): JSONSNAP_PROPERTY_SCALE=20 for a hunt.
-SCALE = float(os.environ.get("JSONSNAP_PROPERTY_SCALE", "1"))
-
-
-def examples(n: int) -> int:
-    return max(1, round(n * SCALE))
 
 
 # --------------------------------------------------------------------------- the two sides
@@ -387,7 +381,7 @@ def sse_bodies(draw: st.DrawFn) -> list[bytes]:
     return [body[a:b] for a, b in itertools.pairwise(bounds)]
 
 
-@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), suppress_health_check=[HealthCheck.too_slow])
 @given(sse_bodies())
 def test_generated_streams_give_the_sdks_message(chunks: list[bytes]) -> None:
     assert_same(chunks)
@@ -415,7 +409,7 @@ def spelled_inputs(draw: st.DrawFn) -> list[str]:
     return draw(pieces_of(text))
 
 
-@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), suppress_health_check=[HealthCheck.too_slow])
 @given(spelled_inputs())
 def test_every_json_spelling_gives_the_sdks_input(pieces: list[str]) -> None:
     body = render(tool_stream(pieces))
@@ -589,10 +583,8 @@ def test_tool_block_closed_on_unfinished_json() -> None:
 
 
 def fixture_body(name: str) -> bytes:
-    path = FIXTURES / f"{name}.sse"
-    if not path.exists():
-        pytest.skip(f"no fixture {path.name}")
-    return path.read_bytes()
+    """The recorded stream ``name``; a missing one fails the test (FileNotFoundError)."""
+    return (FIXTURES / f"{name}.sse").read_bytes()
 
 
 def test_fixture_cut_at_max_tokens_inside_a_tool_string() -> None:

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -30,16 +29,9 @@ from hypothesis import strategies as st
 import jsonsnap
 import strategies
 from chunking import chunkings
+from effort import examples
 from jsonsnap import ANY, Appended, Change, Completed, Started
 from values import NOTHING, diff
-
-#: Multiplies every max_examples below (JSONSNAP_PROPERTY_SCALE=20 for a long hunt).
-SCALE = float(os.environ.get("JSONSNAP_PROPERTY_SCALE", "1"))
-
-
-def examples(n: int) -> int:
-    return max(1, round(n * SCALE))
-
 
 Path = tuple[str | int, ...]
 
@@ -136,7 +128,7 @@ def valid_chunked() -> st.SearchStrategy[tuple[str, list[str]]]:
 # --------------------------------------------------------------------------- a. replay
 
 
-@settings(max_examples=examples(250), deadline=None)
+@settings(max_examples=examples(250))
 @given(valid_chunked())
 def test_replay_rebuilds_every_snapshot(case: tuple[str, list[str]]) -> None:
     text, fragments = case
@@ -168,7 +160,7 @@ def test_replay_rebuilds_every_snapshot(case: tuple[str, list[str]]) -> None:
     assert parser.changes() == []
 
 
-@settings(max_examples=examples(100), deadline=None)
+@settings(max_examples=examples(100))
 @given(strategies.chunked_bytes(strategies.json_documents()))
 def test_replay_and_flag_with_bytes(case: tuple[str, list[bytes]]) -> None:
     """UTF-8 bytes cut anywhere (inside characters too): same records, same answers."""
@@ -219,14 +211,14 @@ def check_string_records(records: Sequence[Change], *, partial_strings: bool = T
     assert not open_strings, f"strings never completed: {open_strings!r}"
 
 
-@settings(max_examples=examples(200), deadline=None)
+@settings(max_examples=examples(200))
 @given(valid_chunked())
 def test_appended_texts_add_up_to_each_string(case: tuple[str, list[str]]) -> None:
     _, fragments = case
     check_string_records(tracked(fragments)[1])
 
 
-@settings(max_examples=examples(100), deadline=None)
+@settings(max_examples=examples(100))
 @given(valid_chunked())
 def test_hidden_strings_only_complete(case: tuple[str, list[str]]) -> None:
     text, fragments = case
@@ -248,7 +240,7 @@ def test_hidden_strings_only_complete(case: tuple[str, list[str]]) -> None:
 # --------------------------------------------------------------------------- c. Completed
 
 
-@settings(max_examples=examples(200), deadline=None)
+@settings(max_examples=examples(200))
 @given(valid_chunked())
 def test_completed_once_per_value_in_post_order(case: tuple[str, list[str]]) -> None:
     text, fragments = case
@@ -264,7 +256,7 @@ def test_completed_once_per_value_in_post_order(case: tuple[str, list[str]]) -> 
 # --------------------------------------------------------------------------- d. chunkings
 
 
-@settings(max_examples=examples(150), deadline=None)
+@settings(max_examples=examples(150))
 @given(valid_chunked())
 def test_records_do_not_depend_on_the_chunking(case: tuple[str, list[str]]) -> None:
     text, fragments = case
@@ -291,7 +283,7 @@ def check_feed_flags(fragments: Sequence[str], **options: Any) -> None:
         before = after
 
 
-@settings(max_examples=examples(200), deadline=None)
+@settings(max_examples=examples(200))
 @given(valid_chunked())
 def test_feed_says_whether_the_snapshot_changed(case: tuple[str, list[str]]) -> None:
     check_feed_flags(case[1], track_changes=True)
@@ -307,7 +299,7 @@ UNTRACKED_OPTIONS: list[dict[str, bool]] = [
 
 
 @pytest.mark.parametrize("options", UNTRACKED_OPTIONS, ids=lambda o: ",".join(o) or "default")
-@settings(max_examples=examples(60), deadline=None)
+@settings(max_examples=examples(60))
 @given(case=valid_chunked())
 def test_feed_flag_with_other_options(
     options: dict[str, bool], case: tuple[str, list[str]]
@@ -319,7 +311,7 @@ def test_feed_flag_with_other_options(
 # --------------------------------------------------------------------------- f. errors
 
 
-@settings(max_examples=examples(250), deadline=None)
+@settings(max_examples=examples(250))
 @given(strategies.chunked(st.one_of(strategies.corrupted_documents(), strategies.json_documents())))
 def test_records_up_to_an_error(case: tuple[str, list[str]]) -> None:
     text, fragments = case
@@ -380,7 +372,7 @@ def open_and_finished(
     return open_paths, finished
 
 
-@settings(max_examples=examples(150), deadline=None)
+@settings(max_examples=examples(150))
 @given(valid_chunked())
 def test_is_complete_follows_the_records(case: tuple[str, list[str]]) -> None:
     text, fragments = case
@@ -398,7 +390,7 @@ def test_is_complete_follows_the_records(case: tuple[str, list[str]]) -> None:
     assert parser.is_complete(())
 
 
-@settings(max_examples=examples(150), deadline=None)
+@settings(max_examples=examples(150))
 @given(valid_chunked())
 def test_writing_follows_the_records(case: tuple[str, list[str]]) -> None:
     text, fragments = case
@@ -1018,8 +1010,7 @@ def test_replay_by_hand() -> None:
     value: dict[str, Any] = {"a": [1]}
     result = jsonsnap.replay([C(("a", 1), 2), S(("c",), "string")], value)
     assert result == {"a": [1, 2], "c": ""}
-    sentinel = object()
-    assert jsonsnap.replay([], sentinel) is sentinel
+    assert jsonsnap.replay([], NOTHING) is NOTHING
 
 
 # --------------------------------------------------------------------------- 5. options

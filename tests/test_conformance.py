@@ -16,7 +16,7 @@ import pytest
 
 import jsonsnap
 from chunking import chunkings
-from values import NOTHING, diff, grows, reject_constant, show
+from values import NOTHING, diff, grows, show, strict_loads
 
 #: A copy of JSONTestSuite's test_parsing corpus, with its licence beside it.
 SUITE: Final = Path(__file__).resolve().parent / "data" / "JSONTestSuite" / "test_parsing"
@@ -77,7 +77,7 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def oracle(data: bytes) -> Any:
     """json.loads as the reference: strict UTF-8, NaN and Infinity rejected."""
-    return json.loads(data.decode("utf-8"), parse_constant=reject_constant)
+    return strict_loads(data.decode("utf-8"))
 
 
 def outcome(fragments: Sequence[bytes]) -> tuple[str, Any]:

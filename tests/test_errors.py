@@ -12,6 +12,7 @@ import pytest
 
 import jsonsnap
 from chunking import chunkings
+from reference import snapshot_model
 from values import NOTHING, diff, show
 
 
@@ -426,6 +427,38 @@ def test_loads_errors_match_parser() -> None:
         assert info.value.incomplete and info.value.pos == len(text), text
 
 
+#: What parse_partial shows for each INCOMPLETE text (NOTHING: nothing to show yet).
+INCOMPLETE_SNAPSHOTS: dict[str, object] = {
+    "": NOTHING,
+    "[": [],
+    '{"a"': {},
+    '"abc': "abc",
+    "tru": NOTHING,
+    "-": NOTHING,
+    "1.": NOTHING,
+    '"\\u12': "",
+    "   ": NOTHING,
+    '{"a": 1': {},
+    "[1, 2": [1],
+    '"\\ud83d': "",
+    '"\\ud83d\\u': "",
+    '{"a":': {},
+    "-0.": NOTHING,
+    "1e": NOTHING,
+    "1e+": NOTHING,
+    "[\n[\n": [[]],
+    '{"a": [1, {"b": "c\\': {"a": [1, {"b": "c"}]},
+    "n": NOTHING,
+}
+
+
 def test_parse_partial_does_not_raise_for_incomplete() -> None:
-    for text in INCOMPLETE:
-        jsonsnap.parse_partial(text)
+    assert list(INCOMPLETE_SNAPSHOTS) == INCOMPLETE
+    for text, expected in INCOMPLETE_SNAPSHOTS.items():
+        got = jsonsnap.parse_partial(text, NOTHING)
+        problem = diff(expected, got)
+        assert problem is None, f"{text!r}: {problem}"
+        # The same as the spec's independent model of a prefix, and None by default.
+        assert diff(snapshot_model(text), got) is None, text
+        by_default = None if expected is NOTHING else expected
+        assert diff(by_default, jsonsnap.parse_partial(text)) is None, text

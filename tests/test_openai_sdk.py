@@ -43,7 +43,6 @@ from __future__ import annotations
 import copy
 import itertools
 import json
-import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -61,18 +60,13 @@ from openai.lib.streaming.chat import (
 from openai.types.chat import ChatCompletionChunk, ChatCompletionToolUnionParam
 
 import strategies
+from effort import examples
 from jsonsnap.openai import ChatCompletionAccumulator, ResponseAccumulator, ToolInputError
 from recordings import byte_cuts, chunks_of, well_formed
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "openai"
 MODEL = "gpt-test"
 MESSAGES: list[Any] = [{"role": "user", "content": "hi"}]
-#: Multiplies max_examples (as in test_properties.py): JSONSNAP_PROPERTY_SCALE=20 for a hunt.
-SCALE = float(os.environ.get("JSONSNAP_PROPERTY_SCALE", "1"))
-
-
-def examples(n: int) -> int:
-    return max(1, round(n * SCALE))
 
 
 def function_tool(name: str, *, strict: bool = False) -> ChatCompletionToolUnionParam:
@@ -479,7 +473,7 @@ def sse_bodies(draw: st.DrawFn) -> tuple[list[bytes], list[str]]:
     return [body[a:b] for a, b in itertools.pairwise(bounds)], calls
 
 
-@settings(max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(80), suppress_health_check=[HealthCheck.too_slow])
 @given(sse_bodies())
 def test_generated_streams_give_the_sdks_completion(drawn: tuple[list[bytes], list[str]]) -> None:
     chunks, calls = drawn

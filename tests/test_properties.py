@@ -5,7 +5,8 @@ byte) at a time, or the whole text at once (see ``strategies.split_points``).
 
 a. ``close()`` gives exactly ``json.loads(text)`` (types, float signs and key order included),
    for str input and for UTF-8 bytes cut at random byte offsets;
-b. every snapshot extends the one before it, and the last one extends the final value;
+b. every snapshot extends the one before it, and the last one extends the final value; only
+   the last member of a container may still change;
 c. every prefix of a valid document feeds without error, and its snapshot does not depend on how
    the prefix was cut;
 d. on corrupted documents the parser fails exactly where the reference recognizer
@@ -18,6 +19,9 @@ f. ``snapshot(copy=True)`` equals the live ``snapshot()``, shares no container w
 g. the snapshot of every prefix is exactly what the spec prescribes, as computed by the
    independent model ``reference.snapshot_model`` (b-f would all pass for a parser that showed
    nothing until close(); this one would not).
+
+"Every prefix" in c and g: of a document up to PREFIX_LIMIT characters long; of a longer one, a
+sample that hypothesis draws (the thorough profile raises the limit, see conftest.py).
 """
 
 from __future__ import annotations
@@ -26,111 +30,26 @@ import codecs
 import itertools
 import json
 import math
-import os
 from collections.abc import Sequence
 from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import effort
 import jsonsnap
 import strategies
-from reference import NOTHING, first_error, is_complete, snapshot_model
+from effort import examples
+from reference import first_error, is_complete, snapshot_model
+from values import NOTHING, diff, grows, strict_loads
+
+#: Documents up to this long get the snapshot of every prefix checked (c, g); longer ones a
+#: sample of prefixes drawn by hypothesis. The thorough profile goes further (see conftest.py).
+PREFIX_LIMIT = 60
+PREFIX_LIMIT_THOROUGH = 400
 
 
-class _Missing:
-    """The ``default`` passed to snapshot(): tells "nothing shown yet" apart from ``null``."""
-
-    def __repr__(self) -> str:
-        return "MISSING"
-
-    def __copy__(self) -> _Missing:
-        return self
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> _Missing:
-        return self
-
-
-MISSING = _Missing()
-
-#: Multiplies every max_examples below: JSONSNAP_PROPERTY_SCALE=20 for a long hunt, 0.2 for a
-#: smoke run. The default keeps the whole file around half a minute on two cores.
-SCALE = float(os.environ.get("JSONSNAP_PROPERTY_SCALE", "1"))
-
-
-def examples(n: int) -> int:
-    return max(1, round(n * SCALE))
-
-
-# --------------------------------------------------------------------------- comparisons
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"non-standard constant {name}")
-
-
-def strict_loads(text: str) -> Any:
-    """json.loads with NaN, Infinity and -Infinity refused (jsonsnap's default)."""
-    return json.loads(text, parse_constant=_reject_constant)
-
-
-def same(a: Any, b: Any) -> bool:
-    """Equal values of exactly the same types all the way down.
-
-    ``1``, ``1.0`` and ``True`` differ; ``0.0`` and ``-0.0`` differ; floats compare by ``repr``
-    (so ``inf`` equals ``inf``; NaN never occurs); dicts must also have the same key order.
-    """
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, float):
-        return repr(a) == repr(b) and math.copysign(1.0, a) == math.copysign(1.0, b)
-    if isinstance(a, list):
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
-    if isinstance(a, dict):
-        return list(a) == list(b) and all(same(a[k], b[k]) for k in a)
-    return bool(a == b)
-
-
-def extends(old: Any, new: Any) -> bool:
-    """``new`` is ``old`` or a continuation of it: nothing taken back, no type changed.
-
-    * ``old`` is MISSING (nothing shown yet): anything extends it;
-    * strings: ``new.startswith(old)``;
-    * lists: ``new`` is at least as long and each ``old[i]`` extends ``new[i]``;
-    * dicts: ``old``'s keys are a prefix, in order, of ``new``'s, and each value extends;
-    * other scalars: equal, with the same type.
-    """
-    if old is MISSING:
-        return True
-    if type(old) is not type(new):
-        return False
-    if isinstance(old, str):
-        return bool(new.startswith(old))
-    if isinstance(old, list):
-        return len(new) >= len(old) and all(extends(o, n) for o, n in zip(old, new, strict=False))
-    if isinstance(old, dict):
-        keys = list(old)
-        return list(new)[: len(keys)] == keys and all(extends(old[k], new[k]) for k in keys)
-    return same(old, new)
-
-
-def extends_strictly(old: Any, new: Any) -> bool:
-    """:func:`extends`, and only the last member of a container may still grow.
-
-    In a list or dict shown with members ``m1 .. mk``, members before ``mk`` were followed by a
-    comma in the text, so they are complete and must already equal their final value.
-    """
-    if not extends(old, new):
-        return False
-    if isinstance(old, list) and old:
-        *done, last = range(len(old))
-        return all(same(old[i], new[i]) for i in done) and extends_strictly(old[last], new[last])
-    if isinstance(old, dict) and old:
-        *done_keys, last_key = list(old)
-        return all(same(old[k], new[k]) for k in done_keys) and extends_strictly(
-            old[last_key], new[last_key]
-        )
-    return True
+# --------------------------------------------------------------------------- helpers
 
 
 def shares_no_container(a: Any, b: Any) -> bool:
@@ -143,12 +62,12 @@ def shares_no_container(a: Any, b: Any) -> bool:
 
 
 def snap(parser: jsonsnap.Parser) -> Any:
-    """An independent copy of the parser's snapshot; MISSING when nothing is shown yet."""
-    return parser.snapshot(MISSING, copy=True)
+    """An independent copy of the parser's snapshot; NOTHING when nothing is shown yet."""
+    return parser.snapshot(NOTHING, copy=True)
 
 
 def partial(text: str) -> Any:
-    return jsonsnap.parse_partial(text, MISSING)
+    return jsonsnap.parse_partial(text, NOTHING)
 
 
 def decoded_prefix(data: bytes) -> str:
@@ -159,17 +78,29 @@ def decoded_prefix(data: bytes) -> str:
 
 
 def _sample_indices(count: int, at_most: int = 30) -> set[int]:
-    """Up to ``at_most`` evenly spread indices in ``range(count)``, the last one included."""
+    """Up to ``at_most`` (four times as many when thorough) evenly spread indices in
+    ``range(count)``, the last one included."""
+    if effort.thorough():
+        at_most *= 4
     if count <= at_most:
         return set(range(count))
     step = math.ceil(count / at_most)
     return set(range(0, count, step)) | {count - 1}
 
 
+def prefix_cuts(data: st.DataObject, n: int, at_most: int) -> Sequence[int]:
+    """Every prefix length of a text of ``n`` characters, or (past the limit) a sample of at
+    most ``at_most`` of them drawn by hypothesis."""
+    if n <= (PREFIX_LIMIT_THOROUGH if effort.thorough() else PREFIX_LIMIT):
+        return range(n + 1)
+    cuts = data.draw(st.sets(st.integers(0, n), min_size=1, max_size=at_most), label="cuts")
+    return sorted(cuts)
+
+
 # --------------------------------------------------------------------------- a. final value
 
 
-@settings(max_examples=examples(200), deadline=None)
+@settings(max_examples=examples(200))
 @given(strategies.chunked(strategies.json_documents()))
 def test_a_final_value_equals_json_loads(case: tuple[str, list[str]]) -> None:
     text, fragments = case
@@ -178,11 +109,11 @@ def test_a_final_value_equals_json_loads(case: tuple[str, list[str]]) -> None:
     for fragment in fragments:
         parser.feed(fragment)
     got = parser.close()
-    assert same(got, expected), (text, fragments, expected, got)
-    assert same(jsonsnap.loads(text), expected)
+    assert diff(expected, got) is None, (text, fragments, expected, got)
+    assert diff(expected, jsonsnap.loads(text)) is None
 
 
-@settings(max_examples=examples(150), deadline=None)
+@settings(max_examples=examples(150))
 @given(strategies.chunked_bytes(strategies.json_documents()))
 def test_a_final_value_from_utf8_bytes_cut_anywhere(case: tuple[str, list[bytes]]) -> None:
     """Bytes cut inside multi-byte characters: same final value, and every snapshot is the
@@ -198,47 +129,46 @@ def test_a_final_value_from_utf8_bytes_cut_anywhere(case: tuple[str, list[bytes]
         if i in check_at:
             chars = decoded_prefix(received)
             got_snapshot, want_snapshot = snap(parser), partial(chars)
-            assert same(got_snapshot, want_snapshot), (received, got_snapshot, want_snapshot)
+            problem = diff(want_snapshot, got_snapshot)
+            assert problem is None, (received, got_snapshot, want_snapshot, problem)
     got = parser.close()
-    assert same(got, expected), (text, fragments, expected, got)
-    assert same(jsonsnap.loads(text.encode("utf-8")), expected)
+    assert diff(expected, got) is None, (text, fragments, expected, got)
+    assert diff(expected, jsonsnap.loads(text.encode("utf-8"))) is None
 
 
 # --------------------------------------------------------------------------- b. snapshots grow
 
 
-@settings(max_examples=examples(200), deadline=None)
+@settings(max_examples=examples(200))
 @given(strategies.chunked(strategies.json_documents()))
 def test_b_every_snapshot_extends_the_previous_one(case: tuple[str, list[str]]) -> None:
     text, fragments = case
     final = strict_loads(text)
     parser = jsonsnap.Parser()
-    previous: Any = MISSING
+    previous: Any = NOTHING
     fed = ""
     for fragment in fragments:
         parser.feed(fragment)
         fed += fragment
         current = snap(parser)
-        assert extends(previous, current), (fed, previous, current)
-        assert extends_strictly(previous, current), (fed, previous, current)
+        # settled: it grows, and only the last member of each container may still change.
+        problem = grows(previous, current, settled=True)
+        assert problem is None, (fed, previous, current, problem)
         previous = current
-    assert extends(previous, final), (text, previous, final)
-    assert extends_strictly(previous, final), (text, previous, final)
-    assert same(parser.close(), final)
+    problem = grows(previous, final, settled=True)
+    assert problem is None, (text, previous, final, problem)
+    assert diff(final, parser.close()) is None
 
 
 # --------------------------------------------------------------------------- c. prefixes
 
 
-@settings(max_examples=examples(150), deadline=None)
+@settings(max_examples=examples(150))
 @given(st.data())
 def test_c_prefix_snapshot_does_not_depend_on_chunking(data: st.DataObject) -> None:
     text = data.draw(strategies.json_documents(), label="text")
     n = len(text)
-    if n <= 120:
-        cuts = set(range(n + 1))
-    else:
-        cuts = data.draw(st.sets(st.integers(0, n), min_size=1, max_size=25), label="cuts")
+    cuts = set(prefix_cuts(data, n, 25))
     splits = data.draw(strategies.split_points(n), label="splits")
     parser = jsonsnap.Parser()
     pos = 0
@@ -248,7 +178,7 @@ def test_c_prefix_snapshot_does_not_depend_on_chunking(data: st.DataObject) -> N
             pos = point
         if point in cuts:
             got, expected = snap(parser), partial(text[:point])
-            assert same(got, expected), (text[:point], expected, got)
+            assert diff(expected, got) is None, (text[:point], expected, got)
 
 
 # --------------------------------------------------------------------------- d. corruptions
@@ -257,7 +187,7 @@ def test_c_prefix_snapshot_does_not_depend_on_chunking(data: st.DataObject) -> N
 def _check_failed_parser(parser: jsonsnap.Parser, good: str) -> None:
     """After an error: snapshot() is the last good state, and every later call raises."""
     got, expected = snap(parser), partial(good)
-    assert same(got, expected), ("snapshot after error", good, expected, got)
+    assert diff(expected, got) is None, ("snapshot after error", good, expected, got)
     for action in ("feed", "close"):
         try:
             if action == "feed":
@@ -294,7 +224,7 @@ def check_against_reference(text: str, fragments: Sequence[str]) -> None:
         return
     assert complete, ("close() accepted an unfinished document", text, value)
     expected = strict_loads(text)
-    assert same(value, expected), (text, expected, value)
+    assert diff(expected, value) is None, (text, expected, value)
 
 
 def check_bytes_against_reference(text: str, fragments: Sequence[bytes]) -> None:
@@ -330,16 +260,16 @@ def check_bytes_against_reference(text: str, fragments: Sequence[bytes]) -> None
         assert err.incomplete, ("close() on a valid prefix must say incomplete", text, err.msg)
         return
     assert is_complete(text), ("close() accepted an unfinished document", text, value)
-    assert same(value, strict_loads(text))
+    assert diff(strict_loads(text), value) is None, (text, value)
 
 
-@settings(max_examples=examples(400), deadline=None)
+@settings(max_examples=examples(400))
 @given(strategies.chunked(strategies.corrupted_documents()))
 def test_d_corrupted_documents_fail_where_the_reference_says(case: tuple[str, list[str]]) -> None:
     check_against_reference(*case)
 
 
-@settings(max_examples=examples(150), deadline=None)
+@settings(max_examples=examples(150))
 @given(strategies.chunked_bytes(strategies.corrupted_documents()))
 def test_d_corrupted_utf8_bytes_fail_where_the_reference_says(
     case: tuple[str, list[bytes]],
@@ -347,7 +277,7 @@ def test_d_corrupted_utf8_bytes_fail_where_the_reference_says(
     check_bytes_against_reference(*case)
 
 
-@settings(max_examples=examples(400), deadline=None)
+@settings(max_examples=examples(400))
 @given(strategies.chunked(strategies.json_ish_text()))
 def test_d_random_json_ish_text_agrees_with_the_reference(case: tuple[str, list[str]]) -> None:
     check_against_reference(*case)
@@ -372,16 +302,16 @@ def _parse_or_own_error(fragments: Sequence[str | bytes]) -> tuple[bool, Any]:
         return False, err
 
 
-@settings(max_examples=examples(300), deadline=None)
+@settings(max_examples=examples(300))
 @given(strategies.chunked(st.text(st.one_of(st.characters(), _SURROGATES), max_size=60)))
 def test_e_arbitrary_text_parses_or_raises_jsondecodeerror(case: tuple[str, list[str]]) -> None:
     text, fragments = case
     ok, value = _parse_or_own_error(fragments)
     if ok:
-        assert same(value, strict_loads(text)), (text, value)
+        assert diff(strict_loads(text), value) is None, (text, value)
 
 
-@settings(max_examples=examples(300), deadline=None)
+@settings(max_examples=examples(300))
 @given(st.data())
 def test_e_arbitrary_bytes_parse_or_raise_jsondecodeerror(data: st.DataObject) -> None:
     raw = data.draw(
@@ -396,13 +326,13 @@ def test_e_arbitrary_bytes_parse_or_raise_jsondecodeerror(data: st.DataObject) -
     fragments = [raw[a:b] for a, b in itertools.pairwise(bounds)]
     ok, value = _parse_or_own_error(fragments)
     if ok:
-        assert same(value, strict_loads(raw.decode("utf-8"))), (raw, value)
+        assert diff(strict_loads(raw.decode("utf-8")), value) is None, (raw, value)
 
 
 # --------------------------------------------------------------------------- f. live view
 
 
-@settings(max_examples=examples(150), deadline=None)
+@settings(max_examples=examples(150))
 @given(strategies.chunked(strategies.json_documents()))
 def test_f_copy_equals_live_view_and_root_is_stable(case: tuple[str, list[str]]) -> None:
     _text, fragments = case
@@ -410,9 +340,9 @@ def test_f_copy_equals_live_view_and_root_is_stable(case: tuple[str, list[str]])
     root: list[Any] | dict[str, Any] | None = None
     for fragment in fragments:
         parser.feed(fragment)
-        live = parser.snapshot(MISSING)
-        copied = parser.snapshot(MISSING, copy=True)
-        assert same(live, copied), (live, copied)
+        live = parser.snapshot(NOTHING)
+        copied = parser.snapshot(NOTHING, copy=True)
+        assert diff(live, copied) is None, (live, copied)
         assert shares_no_container(live, copied)
         if isinstance(live, (list, dict)):
             if root is None:
@@ -426,18 +356,12 @@ def test_f_copy_equals_live_view_and_root_is_stable(case: tuple[str, list[str]])
 # --------------------------------------------------------------------------- g. exact snapshots
 
 
-@settings(max_examples=examples(200), deadline=None)
+@settings(max_examples=examples(200))
 @given(st.data())
 def test_g_prefix_snapshot_is_what_the_spec_prescribes(data: st.DataObject) -> None:
     text = data.draw(strategies.json_documents(), label="text")
-    n = len(text)
-    if n <= 120:
-        cuts: Sequence[int] = range(n + 1)
-    else:
-        cuts = sorted(data.draw(st.sets(st.integers(0, n), min_size=1, max_size=30), label="cuts"))
-    for cut in cuts:
+    for cut in prefix_cuts(data, len(text), 30):
         prefix = text[:cut]
-        model = snapshot_model(prefix)
-        expected = MISSING if model is NOTHING else model
+        expected = snapshot_model(prefix)  # NOTHING when nothing is shown yet
         got = partial(prefix)
-        assert same(got, expected), (prefix, expected, got)
+        assert diff(expected, got) is None, (prefix, expected, got)

@@ -420,31 +420,30 @@ def test_rule7_top_level(text: str, expected: object) -> None:
 
 @pytest.mark.parametrize("text", ["", "   ", "tr", "12", "-", "\n\t", "nul", "-1.5e"])
 def test_default_while_nothing_displayable(text: str) -> None:
-    sentinel = object()
     for label, fragments in chunkings(text):
         parser = jsonsnap.Parser()
         for fragment in fragments:
             parser.feed(fragment)
-        assert parser.snapshot(sentinel) is sentinel, label
-        assert parser.snapshot(default=sentinel) is sentinel, label
-        assert parser.snapshot(default=sentinel, copy=True) is sentinel, label
+        assert parser.snapshot(NOTHING) is NOTHING, label
+        assert parser.snapshot(default=NOTHING) is NOTHING, label
+        # NOTHING has no __deepcopy__: a copied default would be another object.
+        assert parser.snapshot(default=NOTHING, copy=True) is NOTHING, label
         assert parser.snapshot() is None, label
-    assert jsonsnap.parse_partial(text, sentinel) is sentinel
-    assert jsonsnap.parse_partial(text, default=sentinel) is sentinel
+    assert jsonsnap.parse_partial(text, NOTHING) is NOTHING
+    assert jsonsnap.parse_partial(text, default=NOTHING) is NOTHING
     assert jsonsnap.parse_partial(text) is None
 
 
 @pytest.mark.parametrize(("text", "expected"), [('"', ""), ("null", None), ("[", [])])
 def test_displayable_is_not_default(text: str, expected: object) -> None:
-    sentinel = object()
     for label, fragments in chunkings(text):
         parser = jsonsnap.Parser()
         for fragment in fragments:
             parser.feed(fragment)
-        got = parser.snapshot(default=sentinel)
-        assert got is not sentinel, label
+        got = parser.snapshot(default=NOTHING)
+        assert got is not NOTHING, label
         assert diff(expected, got) is None, label
-    assert jsonsnap.parse_partial("null", default=sentinel) is None
+    assert jsonsnap.parse_partial("null", default=NOTHING) is None
 
 
 @pytest.mark.parametrize(

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import ast
 import asyncio
-import time
-from collections.abc import AsyncIterator, Sequence
+import subprocess
+import sys
+import tracemalloc
+from collections.abc import AsyncIterator, Iterator, Sequence
 from pathlib import Path
 
 import pytest
 
+import jsonsnap.sse
 from chunking import chunkings
 from jsonsnap.sse import ServerSentEvent, SSEDecoder, aiter_events, iter_events
 
@@ -125,17 +129,33 @@ def test_decoder_state_is_readable() -> None:
 
 
 def test_a_16_mb_event_in_4_kib_chunks() -> None:
-    body = b"data: " + b"x" * (16 * 1024 * 1024) + b"\n\n"
+    """The memory each feed() allocates, summed over the 4,096 chunks, is a few times the
+    event's size: what the decoder copies grows with the input, not with its square.
+
+    Measured in bytes, not seconds, so a loaded machine cannot make it fail. Keeping the line
+    as one string (``self._buf = self._buf + chunk``, or joining the pieces so far at every
+    chunk to look for its end) allocates the whole line so far on every feed: about 32 GB in
+    all, against the 16 MB of the event (the test fails after a few hundred chunks)."""
+    size = 16 * 1024 * 1024
+    body = b"data: " + b"x" * size + b"\n\n"
+    chunks = [body[i : i + 4096] for i in range(0, len(body), 4096)]
     decoder = SSEDecoder()
     events: list[ServerSentEvent] = []
-    started = time.perf_counter()
-    for i in range(0, len(body), 4096):
-        events.extend(decoder.feed(body[i : i + 4096]))
-    elapsed = time.perf_counter() - started
-    assert len(events) == 1 and len(events[0].data) == 16 * 1024 * 1024
-    # About 0.08 s on a 2-core machine; rescanning the line so far at every chunk would take
-    # minutes (4,096 chunks, 32 GB of scanning), so the bound is far from both.
-    assert elapsed < 1.0
+    allocated = 0  # the peak memory of each feed above what was held before it, summed
+    budget = 8 * len(body)
+    tracemalloc.start()
+    try:
+        for i, chunk in enumerate(chunks):
+            held, _ = tracemalloc.get_traced_memory()
+            tracemalloc.reset_peak()
+            events.extend(decoder.feed(chunk))
+            allocated += tracemalloc.get_traced_memory()[1] - held
+            assert allocated <= budget, f"{allocated:,} bytes allocated by chunk {i}"
+    finally:
+        tracemalloc.stop()
+    assert len(events) == 1 and events[0].data == "x" * size
+    # The chunks did allocate: about the size of the event, and its line joined once at the end.
+    assert allocated >= size
     # The unfinished line is kept as pieces, joined once when its end arrives.
     assert decoder._line == []
 
@@ -154,9 +174,104 @@ def test_iteration_helpers() -> None:
     assert asyncio.run(collect()) == [E(data="1"), E(data="2")]
 
 
-def test_decoder_imports_no_io_library() -> None:
-    import jsonsnap.sse as sse
+#: Modules that do I/O (network, event loops, processes, files and the OS): a sans-IO decoder
+#: needs none of them. ``io`` is not here: its in-memory buffers are plain data structures.
+IO_MODULES = frozenset(
+    {
+        "aiohttp",
+        "anyio",
+        "asyncio",
+        "concurrent",
+        "fcntl",
+        "ftplib",
+        "h11",
+        "h2",
+        "http",
+        "httpcore",
+        "httpx",
+        "httpx2",
+        "mmap",
+        "multiprocessing",
+        "os",
+        "pathlib",
+        "pty",
+        "requests",
+        "select",
+        "selectors",
+        "shutil",
+        "signal",
+        "smtplib",
+        "socket",
+        "socketserver",
+        "ssl",
+        "subprocess",
+        "tempfile",
+        "threading",
+        "trio",
+        "urllib",
+        "urllib3",
+        "websocket",
+        "websockets",
+        "xmlrpc",
+    }
+)
 
-    source = Path(sse.__file__).read_text(encoding="utf-8")
-    for name in ("httpx", "requests", "aiohttp", "socket", "asyncio"):
-        assert f"import {name}" not in source
+
+def imports_of(path: Path) -> Iterator[str]:
+    """Every module the jsonsnap module at ``path`` imports, wherever the statement is (inside
+    functions and ``if TYPE_CHECKING:`` blocks too); relative imports made absolute."""
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level == 0:
+                assert node.module is not None
+                yield node.module
+                continue
+            assert node.level == 1, f"{path.name}: jsonsnap has no subpackages"
+            if node.module is None:  # from . import x: the package, and x may be a module
+                yield "jsonsnap"
+                yield from (f"jsonsnap.{alias.name}" for alias in node.names)
+            else:
+                yield f"jsonsnap.{node.module}"
+        elif isinstance(node, ast.Call):
+            func = node.func
+            name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+            assert name not in ("__import__", "import_module"), f"{path.name}: dynamic import"
+
+
+def test_decoder_imports_no_io_library() -> None:
+    """sse.py, and every jsonsnap module it imports in turn, import no I/O module."""
+    package = Path(jsonsnap.sse.__file__).parent
+    importer: dict[str, str] = {}  # every module imported -> the jsonsnap module importing it
+    todo = ["jsonsnap.sse"]
+    while todo:
+        module = todo.pop()
+        *_, name = module.partition(".")
+        path = package / f"{name}.py" if name else package / "__init__.py"
+        if not path.exists():  # from . import x, where x is not a module
+            continue
+        for imported in imports_of(path):
+            if imported not in importer:
+                importer[imported] = module
+                if imported.partition(".")[0] == "jsonsnap":
+                    todo.append(imported)
+    assert {"codecs", "re", "dataclasses"} <= importer.keys(), importer  # it parsed them
+    io = {name: by for name, by in importer.items() if name.partition(".")[0] in IO_MODULES}
+    assert not io, f"I/O modules imported (module: imported by): {io}"
+
+
+def test_importing_the_decoder_loads_no_io_library() -> None:
+    """At run time too: importing jsonsnap.sse (and so the jsonsnap package) in a fresh
+    interpreter loads no I/O module that the interpreter had not loaded already."""
+    code = (
+        "import sys\n"
+        "before = set(sys.modules)\n"
+        "import jsonsnap.sse\n"
+        "print('\\n'.join(sorted(set(sys.modules) - before)))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded = done.stdout.split()
+    assert "jsonsnap.sse" in loaded
+    io = [name for name in loaded if name.split(".")[0] in IO_MODULES]
+    assert not io, f"importing jsonsnap.sse loaded {io}"

@@ -17,6 +17,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from effort import examples
 from jsonsnap._streams import _Accumulator
 from jsonsnap.anthropic import MessageAccumulator, StreamError
 from jsonsnap.openai import ChatCompletionAccumulator, ResponseAccumulator
@@ -223,7 +224,7 @@ def _tools(acc: _Accumulator) -> dict[Any, Any]:
     return dict(acc.tools)  # type: ignore[attr-defined]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300))
 @given(events=st.lists(ANTHROPIC_EVENTS, max_size=8), started=st.booleans())
 @example(  # a good delta, then usage that is not an object: neither is applied
     events=[{"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": True}],
@@ -245,7 +246,7 @@ def test_anthropic_malformed_events(events: list[Any], started: bool) -> None:
     check(MessageAccumulator, ANTHROPIC_START if started else None, events)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300))
 @given(chunks=st.lists(CHUNKS, max_size=6))
 @example(  # the first choice is good, the second is not: the chunk is not half applied
     chunks=[
@@ -264,7 +265,7 @@ def test_chat_malformed_chunks(chunks: list[Any]) -> None:
     check(ChatCompletionAccumulator, None, chunks)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300))
 @given(events=st.lists(RESPONSE_EVENTS, max_size=8), started=st.booleans())
 @example(
     events=[
