@@ -10,7 +10,8 @@ and worst time per fragment, the peak memory (traced in a separate, untimed run)
 final value equals ``json.loads`` exactly, the ratio to one ``json.loads`` of the complete
 document and the ratio of jiter's (trailing-strings) time to the parser's. A parser whose time,
 projected from its first fragments, exceeds the budget is skipped and its projection shown.
-See ``benchmarks/README.md``.
+Group ``H`` (run unless ``--only`` leaves it out) adds the growth exponents of jsonsnap on the
+hostile inputs of ``hostile.py``. See ``benchmarks/README.md``.
 """
 
 from __future__ import annotations
@@ -25,18 +26,17 @@ import json
 import math
 import os
 import platform
-import signal
 import statistics
 import subprocess
 import sys
 import time
 import tracemalloc
-import types
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+import hostile as hostile_module
 import jsonsnap
 import peers as peers_module
 import workloads as workloads_module
@@ -44,6 +44,8 @@ from peers import Peer
 from workloads import Workload
 
 ROOT = Path(__file__).resolve().parent.parent
+HOSTILE = "H"
+"""The group of hostile inputs (``hostile.py``): growth exponents of jsonsnap alone."""
 REFERENCE = "jiter-trailing"
 """The peer whose time is divided by each parser's in the last column."""
 
@@ -82,20 +84,8 @@ class Timeout(Exception):
 @contextlib.contextmanager
 def deadline(seconds: float) -> Iterator[None]:
     """Raise :class:`Timeout` in the block after ``seconds`` (where SIGALRM exists)."""
-    if not hasattr(signal, "setitimer"):
+    with hostile_module.deadline(seconds, lambda: Timeout(f"still running after {seconds:.0f} s")):
         yield
-        return
-
-    def on_alarm(signum: int, frame: types.FrameType | None) -> None:
-        raise Timeout(f"still running after {seconds:.0f} s")
-
-    previous = signal.signal(signal.SIGALRM, on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 @dataclass
@@ -1088,7 +1078,11 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         description="Benchmark jsonsnap against json.loads and other partial-JSON parsers.",
     )
     ap.add_argument("--quick", action="store_true", help="small sizes only, a smoke run")
-    ap.add_argument("--only", default="", help="workload groups, e.g. A,B (default: all)")
+    ap.add_argument(
+        "--only",
+        default="",
+        help=f"workload groups, e.g. A,B; {HOSTILE} for the hostile inputs (default: all)",
+    )
     ap.add_argument("--peers", default="", help="parsers, e.g. jsonsnap,jiter (default: all)")
     ap.add_argument(
         "--budget",
@@ -1137,10 +1131,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         memory_limit=pick(args.memory_limit, 15.0, 3.0),
         quick=quick,
     )
-    groups = [g.strip().upper() for g in args.only.split(",") if g.strip()] or list(
-        workloads_module.GROUPS
-    )
-    unknown = [g for g in groups if g not in workloads_module.GROUPS]
+    known = [*workloads_module.GROUPS, HOSTILE]
+    groups = [g.strip().upper() for g in args.only.split(",") if g.strip()] or known
+    unknown = [g for g in groups if g not in known]
     if unknown:
         print(f"unknown workload group(s): {', '.join(unknown)}", file=sys.stderr)
         return 2
@@ -1161,6 +1154,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.list:
         for w in wls:
             print(f"{w.name:<18} {w.size:>11,} bytes {len(w.fragments):>9,} fragments")
+        if HOSTILE in groups:
+            for h in hostile_module.workloads(quick=settings.quick):
+                print(f"{HOSTILE} {h.name:<24} N = {h.n:>9,} {h.unit}")
         for p in everyone:
             state = "available" if p.available() else f"unavailable ({p.reason})"
             print(f"{p.id:<24} {p.model:<12} {state}")
@@ -1220,7 +1216,25 @@ def main(argv: Sequence[str] | None = None) -> int:
             sections.append("\n".join(memory_lines))
             print(sections[-1], flush=True)
 
+    hostile: list[hostile_module.Growth] = []
+    if HOSTILE in groups and any(p.id == "jsonsnap" for p in chosen):
+        progress("hostile inputs (benchmarks/hostile.py) ...")
+        cap = hostile_module.QUICK_CAP if settings.quick else hostile_module.CAP
+        hostile = hostile_module.measure_all(
+            hostile_module.workloads(quick=settings.quick),
+            cap=cap,
+            progress=progress,
+        )
+        sections.append(hostile_module.section(hostile, cap))
+        print(sections[-1], flush=True)
+
     goals = targets(results, rows, shots, chosen)
+    name = f"hostile inputs: growth exponent N -> 4N <= {hostile_module.LIMIT:g} on every one"
+    if hostile:
+        passed, text = hostile_module.summary(hostile)
+        goals.append(Target(name, passed, text))
+    else:
+        goals.append(Target(name, None, "not run"))
     target_text = "\n".join(t.line() for t in goals)
     print("### Targets\n\n```\n" + target_text + "\n```\n", flush=True)
     elapsed = clock() - started
@@ -1263,6 +1277,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             ],
             "growth": [asdict(g) for g in rows],
             "one_shot": [asdict(s) for s in shots],
+            "hostile": [asdict(g) for g in hostile],
             "targets": [asdict(t) for t in goals],
             "elapsed_seconds": elapsed,
         }
