@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from effort import examples
 from jsonsnap import JSONDecodeError, loads
 from jsonsnap import __main__ as cli
 from jsonsnap._cli import body_lines, caret, detect, result_of, tail_lines
@@ -277,7 +278,8 @@ def test_parse_incomplete_and_valid(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert cli.main(["parse", str(path)]) == 1
     err = capsys.readouterr().err.splitlines()
     assert err[0] == (
-        "jsonsnap: incomplete JSON: Unterminated string at line 1 column 15 (char 14)"
+        "jsonsnap: incomplete JSON: Unterminated string starting at line 1 column 7 (char 6); "
+        "the input ends at line 1 column 15 (char 14)"
     )
     # The caret after the last character, counting the wide ones as two columns.
     assert err[2].index("^") - len("      | ") == width_of('{"a": "中文 text')
@@ -337,7 +339,7 @@ def test_terminal_without_a_tty_draws_nothing_live() -> None:
     assert "".join(out.parts) == "text\nline\n" and term.style("x", "red") == "\x1b[31mx\x1b[0m"
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200))
 @given(
     snapshot=st.one_of(
         st.dictionaries(

@@ -2,23 +2,33 @@
 
 >>> import jsonsnap
 >>> p = jsonsnap.Parser()
->>> p.feed('{"path": "ca')
+>>> p.feed('{"path": "ca')  # True: the snapshot changed
+True
 >>> p.snapshot()
 {'path': 'ca'}
 >>> p.feed('lc.py", "con')
+True
 >>> p.snapshot()
 {'path': 'calc.py'}
 >>> p.feed('tent": "print(1)\\\\n"}')
+True
 >>> p.close()
 {'path': 'calc.py', 'content': 'print(1)\\n'}
 
 :class:`Parser` keeps its state between fragments, so ``feed()`` costs time proportional to the
 fragment; :meth:`Parser.snapshot` shows the best-effort value so far, and :meth:`Parser.close`
 returns the strict final value, identical to ``json.loads`` of the whole text.
+
+>>> jsonsnap.parse_partial('[1, 2, {"a": "unfini')
+[1, 2, {'a': 'unfini'}]
+>>> jsonsnap.loads('[1,]')
+Traceback (most recent call last):
+  ...
+jsonsnap.JSONDecodeError: Illegal trailing comma before end of array: line 1 column 4 (char 3)
 """
 
 from ._changes import ANY, Appended, Change, Completed, Path, Started, matches, replay
-from ._errors import JSONDecodeError
+from ._errors import JSONDecodeError, ParserStateError
 from ._parser import Parser, loads, parse_partial
 
 __all__ = [
@@ -28,6 +38,7 @@ __all__ = [
     "Completed",
     "JSONDecodeError",
     "Parser",
+    "ParserStateError",
     "Path",
     "Started",
     "loads",

@@ -17,48 +17,148 @@ A path is a tuple of object keys and array indices from the root; the root's pat
 :func:`replay` applies records to a value, so a copy of the value can be kept in step
 elsewhere (another thread, another process) from the records alone.
 
-Records are emitted where the value changes and paths are computed from the parser's stack,
-so the cost is proportional to the fragment. String growth is recorded lazily: the characters
-a string gained are reported once, when records are handed out or the string ends, so the fast
-path that appends plain text to a string does no bookkeeping at all.
+This module owns the records, :func:`matches`, :func:`replay`, and the :class:`Recorder`: the
+observer of the tree (see ``_tree``) that makes the records and serves ``changes()`` and
+``subscribe()``. It never reads the input or the parser's state: it hears of values through
+the observer interface only, and it must never change the value.
+
+Cost: a record is made in constant time at any depth. The tree reports where a value is as a
+container's node and a key, and a record turns that into a path tuple only when its ``path``
+is read; a subscription is matched against a node's path once per node (the answer is kept on
+the node), so delivering a record costs a few steps per subscription, not per level. String
+growth is reported when the tree is flushed (when records are handed out or delivered, and
+when the string ends), so the fast path that appends plain text to a string does no
+bookkeeping at all.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
-from typing import Any, Final, Literal, TypeAlias
+from typing import Any, ClassVar, Final, Literal, TypeAlias
 
-__all__ = ["ANY", "Appended", "Change", "Completed", "Path", "Started", "matches", "replay"]
+from ._tree import NOTHING, Node, Tree, path_of
+
+__all__ = [
+    "ANY",
+    "Appended",
+    "Change",
+    "Completed",
+    "Path",
+    "Recorder",
+    "Started",
+    "matches",
+    "replay",
+]
 
 Path: TypeAlias = tuple[str | int, ...]
+Key = str | int | None
 
 
-@dataclass(frozen=True, slots=True)
-class Started:
+class _Record:
+    """The common part of the records: a path, made from the tree's node when first read, and
+    one field (``kind``, ``text`` or ``value``, read-only: the records are immutable)."""
+
+    __slots__ = ("_data", "_key", "_node", "_path")
+    _field: ClassVar[str]
+
+    _node: Node | None
+    _key: Key
+    _path: Path | None
+    _data: Any
+
+    def __init__(self, path: Sequence[str | int], data: Any) -> None:
+        self._node = None
+        self._key = None
+        self._path = tuple(path)
+        self._data = data
+
+    @property
+    def path(self) -> Path:
+        """Object keys and array indices from the root to the value (``()`` for the root)."""
+        path = self._path
+        if path is None:
+            path = self._path = path_of(self._node, self._key)
+            self._node = None
+        return path
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        assert isinstance(other, _Record)
+        return self.path == other.path and self._data == other._data
+
+    def __hash__(self) -> int:
+        return hash((type(self), self.path, self._data))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(path={self.path!r}, {self._field}={self._data!r})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.path, self._data))
+
+
+class Started(_Record):
     """An array, object or string value appeared at ``path``, empty."""
 
-    path: Path
-    kind: Literal["array", "object", "string"]
+    __slots__ = ()
+    __match_args__ = ("path", "kind")
+    _field = "kind"
+
+    def __init__(self, path: Sequence[str | int], kind: Literal["array", "object", "string"]):
+        super().__init__(path, kind)
+
+    @property
+    def kind(self) -> Literal["array", "object", "string"]:
+        """``"array"``, ``"object"`` or ``"string"``."""
+        return self._data  # type: ignore[no-any-return]
 
 
-@dataclass(frozen=True, slots=True)
-class Appended:
+class Appended(_Record):
     """The string at ``path`` grew by ``text``."""
 
-    path: Path
-    text: str
+    __slots__ = ()
+    __match_args__ = ("path", "text")
+    _field = "text"
+
+    def __init__(self, path: Sequence[str | int], text: str):
+        super().__init__(path, text)
+
+    @property
+    def text(self) -> str:
+        """The characters the string gained."""
+        return self._data  # type: ignore[no-any-return]
 
 
-@dataclass(frozen=True, slots=True)
-class Completed:
+class Completed(_Record):
     """The value at ``path`` is final."""
 
-    path: Path
-    value: Any
+    __slots__ = ()
+    __match_args__ = ("path", "value")
+    _field = "value"
+
+    def __init__(self, path: Sequence[str | int], value: Any):
+        super().__init__(path, value)
+
+    @property
+    def value(self) -> Any:
+        """The final value, exactly as ``json.loads`` gives it."""
+        return self._data
 
 
 Change: TypeAlias = Started | Appended | Completed
+
+_new = object.__new__
+
+
+def _record(cls: type[Change], node: Node | None, key: Key, data: Any) -> Any:
+    """A record made by the recorder: its path is made from ``node`` and ``key`` when read."""
+    record = _new(cls)
+    record._node = node
+    record._key = key
+    record._path = None
+    record._data = data
+    return record
 
 
 class _Any:
@@ -74,6 +174,10 @@ class _Any:
 ANY: Final = _Any()
 
 
+def _component(want: object, got: object) -> bool:
+    return want is ANY or (want == got and type(want) is type(got))
+
+
 def matches(pattern: Sequence[object], path: Path, *, under: bool = False) -> bool:
     """Whether ``path`` matches ``pattern`` (a sequence of keys, indices and :data:`ANY`).
 
@@ -82,17 +186,171 @@ def matches(pattern: Sequence[object], path: Path, *, under: bool = False) -> bo
     """
     if len(path) != len(pattern) and not (under and len(path) > len(pattern)):
         return False
-    for want, got in zip(pattern, path, strict=False):
-        if want is not ANY and (want != got or type(want) is not type(got)):
+    return all(_component(want, got) for want, got in zip(pattern, path, strict=False))
+
+
+_serial = itertools.count()
+
+
+class _Subscription:
+    __slots__ = ("callback", "ident", "kinds", "pattern", "under")
+
+    def __init__(
+        self,
+        pattern: tuple[object, ...],
+        callback: Callable[[Any], object],
+        under: bool,
+        kinds: tuple[type[Change], ...] | None,
+    ) -> None:
+        self.pattern = pattern
+        self.callback = callback
+        self.under = under
+        self.kinds = kinds
+        self.ident = next(_serial)  # the key of its answers on the nodes
+
+    def fits(self, node: Node) -> bool:
+        """Whether the path of ``node`` agrees with the pattern as far as both go (memoised on
+        the nodes, so that each node is looked at once per subscription)."""
+        pattern = self.pattern
+        size = len(pattern)
+        ident = self.ident
+        todo: list[Node] = []
+        walk: Node | None = node
+        answer = True
+        while walk is not None:
+            memo = walk.memo
+            if memo is not None and ident in memo:
+                answer = memo[ident]
+                break
+            todo.append(walk)
+            walk = walk.parent
+        for step in reversed(todo):
+            depth = step.depth
+            if answer and 0 < depth <= size:
+                answer = _component(pattern[depth - 1], step.key)
+            if step.memo is None:
+                step.memo = {}
+            step.memo[ident] = answer
+        return answer
+
+    def wants(self, record: _Record) -> bool:
+        """Whether this subscription receives ``record``."""
+        if self.kinds is not None and type(record) not in self.kinds:
             return False
-    return True
+        if record._path is not None:  # made by hand, or its path was read already
+            return matches(self.pattern, record.path, under=self.under)
+        node = record._node
+        size = len(self.pattern)
+        if node is None:  # the root value
+            return size == 0
+        depth = node.depth + 1
+        if depth < size or (depth > size and not self.under):
+            return False
+        if depth == size and not _component(self.pattern[-1], record._key):
+            return False
+        return self.fits(node)
+
+
+class Recorder:
+    """The observer that makes change records and hands them out.
+
+    ``records`` holds the records not handed out by ``take()`` (with ``keep``, for
+    ``changes()``) or not yet delivered to the subscribers (``delivered`` counts those that
+    were).
+    """
+
+    __slots__ = ("delivered", "keep", "records", "route", "subs", "tree")
+
+    def __init__(self, tree: Tree, keep: bool) -> None:
+        self.tree = tree
+        self.keep = keep  # records kept for changes(), not only for subscribers
+        self.records: list[Any] = []
+        self.delivered = 0
+        self.subs: list[_Subscription] = []
+        # The subscriptions of the string the last Appended record was about.
+        self.route: tuple[Node | None, Key, list[_Subscription]] | None = None
+
+    # ------------------------------------------------------------------ the observer
+
+    def started(self, node: Node | None, key: Key, kind: str) -> None:
+        self.records.append(_record(Started, node, key, kind))
+
+    def appended(self, node: Node | None, key: Key, text: str) -> None:
+        self.records.append(_record(Appended, node, key, text))
+
+    def completed(self, node: Node | None, key: Key, value: Any) -> None:
+        self.records.append(_record(Completed, node, key, value))
+
+    # ------------------------------------------------------------------ handing out
+
+    def take(self) -> list[Change]:
+        """The records since the last call (``changes()``)."""
+        self.tree.flush()
+        records = self.records
+        self.records = []
+        self.delivered = 0
+        return records
+
+    def subscribe(
+        self,
+        pattern: tuple[object, ...],
+        callback: Callable[[Any], object],
+        under: bool,
+        kinds: tuple[type[Change], ...] | None,
+    ) -> Callable[[], None]:
+        if not self.subs:  # the records so far were for changes() only
+            self.tree.flush()
+            self.delivered = len(self.records)
+        sub = _Subscription(pattern, callback, under, kinds)
+        self.subs.append(sub)
+        self.route = None
+
+        def cancel() -> None:
+            if sub in self.subs:
+                self.subs.remove(sub)
+                self.route = None
+
+        return cancel
+
+    def dispatch(self) -> None:
+        """Hand the records not yet delivered to the subscribers, in order.
+
+        A callback that raises does not stop the delivery: every record still reaches every
+        other subscription, and the first exception is raised again at the end.
+        """
+        self.tree.flush()
+        records = self.records
+        start = self.delivered
+        self.delivered = len(records)
+        if not self.keep:
+            self.records = []
+            self.delivered = 0
+        failure: BaseException | None = None
+        for record in records[start:]:
+            for sub in self._receivers(record):
+                try:
+                    sub.callback(record)
+                except Exception as exc:  # noqa: PERF203 - one try per callback, on purpose
+                    if failure is None:
+                        failure = exc
+        if failure is not None:
+            raise failure
+
+    def _receivers(self, record: _Record) -> list[_Subscription]:
+        if type(record) is Appended:
+            route = self.route
+            if route is not None and route[0] is record._node and route[1] == record._key:
+                return route[2]  # more of the string the last records were about
+            subs = [sub for sub in self.subs if sub.wants(record)]
+            self.route = (record._node, record._key, subs)
+            return subs
+        return [sub for sub in self.subs if sub.wants(record)]
 
 
 _EMPTY: Final[dict[str, Callable[[], Any]]] = {"array": list, "object": dict, "string": str}
-_MISSING: Any = object()
 
 
-def replay(changes: Iterable[Change], value: Any = _MISSING) -> Any:
+def replay(changes: Iterable[Change], value: Any = NOTHING) -> Any:
     """Apply change records to ``value`` (nothing yet, by default) and return the result.
 
     Records from one parser, applied in order from the start, rebuild every snapshot it showed

@@ -405,8 +405,12 @@ def parse(args: argparse.Namespace, out: Any = None) -> int:
             received.append(source.read(4096))
         text = b"".join(received).decode("utf-8", "replace")
         where = f"line {err.lineno} column {err.colno} (char {err.pos})"
-        kind = "incomplete JSON" if err.incomplete else "invalid JSON"
-        print(f"jsonsnap: {kind}: {err.msg} at {where}", file=sys.stderr)
+        if err.incomplete:
+            print(
+                f"jsonsnap: incomplete JSON: {err.msg}; the input ends at {where}", file=sys.stderr
+            )
+        else:
+            print(f"jsonsnap: invalid JSON: {err.msg} at {where}", file=sys.stderr)
         for line in caret(text, err, max(20, columns - 10)):
             print(line, file=sys.stderr)
         return 1

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-__all__ = ["JSONDecodeError"]
+__all__ = ["JSONDecodeError", "ParserStateError"]
 
 
 class JSONDecodeError(json.JSONDecodeError):
@@ -89,3 +89,14 @@ def _rebuild(
     return cls(
         msg, doc, pos, lineno=lineno, colno=colno, doc_offset=doc_offset, incomplete=incomplete
     )
+
+
+class ParserStateError(ValueError):
+    """A call the parser cannot take in its state: ``feed()`` after ``close()``, or ``feed()``
+    and ``close()`` from inside a hook or a subscription callback. (The input is not at fault,
+    so this is not a :class:`JSONDecodeError`.)"""
+
+
+# Tracebacks and reprs name the classes where users import them from.
+JSONDecodeError.__module__ = "jsonsnap"
+ParserStateError.__module__ = "jsonsnap"

@@ -1,0 +1,366 @@
+"""The automaton: a resumable tokenizer for the grammar of ``_grammar``, one method per state.
+
+An :class:`Automaton` reads text handed to it fragment by fragment and tells the builder
+(``_tree``) what it read; its whole state is a few attributes, so it can stop after any
+character and go on when the next fragment comes:
+
+``state``
+    what the grammar expects next (a :class:`~jsonsnap._grammar.State`);
+``tail``
+    the only input kept between fragments: the beginning of one token that cannot be decided
+    yet, a short number (``12`` may become ``123``), a literal (``fal``), an escape
+    (``\\u00``) or a high-surrogate escape waiting to see whether a low one follows; at most
+    24 characters, read again with the next fragment;
+``number``
+    in the NUMBER state, the text of a long number so far, and where in the number grammar
+    the cut fell (``number_cut``): a number longer than the tail may hold is read
+    incrementally, like a string, so it costs time proportional to its length however it is
+    cut;
+``offset``, ``lines``, ``line_start``
+    the absolute position of ``tail[0]``, and the ``\\n`` read before it: the automaton is the
+    only owner of positions, and the only code that raises a positioned error.
+
+:meth:`Automaton.run` walks positions, never slices: each state's method reads from a
+position and returns the next one (or ``~pos`` when the token at ``pos`` needs more input),
+and long runs go to compiled regexes and to the standard library's C string scanner. The fast
+paths (``_fast``) are tried first where they apply; they read the same grammar in bigger steps.
+
+The automaton never changes the value but through the builder interface, and never decides
+what the snapshot shows: that is the builder's business.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ._errors import JSONDecodeError
+from ._fast import FastPaths, LongStrings, Scanner, element, member
+from ._grammar import (
+    AFTER,
+    ARRAY_START,
+    COLON,
+    DIGITS,
+    DONE,
+    EXPECTING_COLON,
+    EXPECTING_COMMA,
+    EXPECTING_KEY,
+    EXTRA_DATA,
+    INCOMPLETE,
+    KEY,
+    NUMBER,
+    OBJECT_START,
+    SCALAR_STARTS,
+    STRING,
+    TRAILING_COMMA,
+    UNTERMINATED_STRING,
+    VALUE,
+    WS,
+    WS_RE,
+    State,
+)
+from ._tokens import Tokens
+from ._tree import DepthError, Tree
+
+__all__ = ["Automaton"]
+
+#: Larger than any input: a threshold that is never reached.
+BEYOND = 1 << 62
+
+
+class Automaton(Tokens):
+    """Reads JSON text, fragment by fragment, into a builder (see the module docstring)."""
+
+    __slots__ = (
+        "element",
+        "member",
+        "scan_min",
+        "scanner",
+        "stopped",
+    )
+
+    def __init__(self, tree: Tree, fast: FastPaths, options: tuple[Any, ...]) -> None:
+        """``options`` is the parser's resolved options (see ``_parser._Options``)."""
+        self.tree = tree
+        self.fast = fast
+        (
+            _,
+            self.partial_numbers,
+            self.partial_literals,
+            self.allow_nan,
+            self.to_int,
+            self.to_float,
+            self.constant,
+            _,
+            _,
+            depth,
+            hooked,
+        ) = options
+        # The C scanner, made when first offered a container: hooks must run once per value,
+        # and max_depth be checked at each bracket, so neither goes with it.
+        self.scanner: Scanner | None = None
+        scan_min = fast.scan_min
+        self.scan_min = BEYOND if scan_min is None or hooked or depth is not None else scan_min
+        self.long: LongStrings | None = None  # made when first needed
+        self.long_min = BEYOND if fast.long_string is None else fast.long_string
+        self.element = element if fast.elements else None
+        self.member = member if fast.members else None
+        self.state = VALUE
+        self.tail = ""
+        self.offset = 0
+        self.lines = 0
+        self.line_start = 0
+        # Set before they are read: ``final`` by run(), ``quote`` (the absolute position of
+        # the open string's opening quote) when a string opens, ``number``, ``number_at`` and
+        # ``number_cut`` when a long number is cut, ``stopped`` when a hook raises.
+        self.final: bool
+        self.quote: int
+        self.number: list[str]
+        self.number_at: int
+        self.number_cut: str
+        self.number_int: tuple[int, int]  # partial_numbers: (value, characters) of a long int
+        self.stopped: JSONDecodeError
+
+    # ------------------------------------------------------------------ driving
+
+    def run(self, text: str, final: bool) -> None:
+        """Read ``text`` after what is held; with ``final``, the input ends after it."""
+        tree = self.tree
+        if tree.provisional_at is not None:
+            tree.take_back()
+        buf = self.tail + text if self.tail else text
+        self.final = final
+        pos = 0
+        end = len(buf)
+        steps = _STEPS
+        try:
+            while pos < end:
+                pos = steps[self.state](self, buf, pos, end)
+                if pos < 0:
+                    break
+            if final:
+                if self.state == NUMBER:
+                    self._end_number(self.number[0], buf, end, end)
+                if self.state != DONE or pos < 0:
+                    raise self._unfinished(buf, end)
+        except JSONDecodeError:
+            self.tail = ""
+            raise
+        except BaseException as exc:
+            # An exception from a hook (or KeyboardInterrupt) left the state half updated.
+            self.stopped = self.fail(f"Parsing stopped by {type(exc).__name__}", buf, 0)
+            raise
+        if pos < 0:  # the token at ~pos needs more input
+            pos = ~pos
+        if self.partial_numbers and self.state == NUMBER:
+            self._show_number(self.number[0], self.number_cut)
+        if tree.retracted is not None:
+            tree.settle_retracted()
+        newlines = buf.count("\n", 0, pos)
+        if newlines:
+            self.lines += newlines
+            self.line_start = self.offset + buf.rindex("\n", 0, pos) + 1
+        self.offset += pos
+        self.tail = buf[pos:] if pos < end else ""
+
+    def _unfinished(self, buf: str, end: int) -> JSONDecodeError:
+        message = INCOMPLETE[self.state]
+        if message is UNTERMINATED_STRING:
+            at = self.quote
+            message = (
+                f"{message} line {self.lines + 1} column {at - self.line_start + 1} (char {at})"
+            )
+        return self.fail(message, buf, end, incomplete=True)
+
+    # ------------------------------------------------------------------ the states
+
+    def _value(self, buf: str, pos: int, end: int) -> int:
+        """VALUE and ARRAY_START: a value (or ``]`` just after ``[``). After ``[`` it reads
+        on: the first element is this state's too."""
+        tree = self.tree
+        stack = tree.stack
+        while True:
+            c = buf[pos]
+            if c in WS:
+                pos = WS_RE.match(buf, pos).end()  # type: ignore[union-attr]
+                if pos == end:
+                    return pos
+                c = buf[pos]
+            if stack and type(stack[-1]) is list:
+                element = self.element
+                if element is not None and c in SCALAR_STARTS:
+                    # Whole scalar elements, one after the other, while a comma follows.
+                    to_int = self.to_int
+                    to_float = self.to_float
+                    while (read := element(buf, pos, tree, to_int, to_float)) is not None:
+                        pos, state = read
+                        if state is AFTER or pos == end or (c := buf[pos]) not in SCALAR_STARTS:
+                            self.state = state
+                            return pos
+                        self.state = VALUE  # after a comma
+                if c == "]":
+                    if self.state == ARRAY_START:
+                        return self._close(pos)
+                    raise self.fail(TRAILING_COMMA[1], buf, pos)
+            if c == '"':
+                tree.string_start()
+                self.quote = self.offset + pos
+                self.state = STRING
+                return pos + 1
+            if c != "{" and c != "[":
+                if c in DIGITS or (c == "-" and not (self.allow_nan and buf.startswith("-I", pos))):
+                    return self._number_start(buf, pos, end)
+                return self._literal(buf, pos, end)
+            if end - pos >= self.scan_min:
+                scanner = self.scanner
+                if scanner is None:
+                    observed = getattr(tree, "observer", None) is not None
+                    scanner = self.scanner = Scanner(self.allow_nan, observed, self.fast)
+                stop = scanner.offer(buf, pos, self.offset, tree)
+                if stop:
+                    self.state = AFTER if stack else DONE
+                    return stop
+            try:
+                tree.open({} if c == "{" else [])
+            except DepthError as exc:
+                raise self.fail(str(exc), buf, pos) from None
+            pos += 1
+            if c == "{":
+                self.state = OBJECT_START
+                return pos
+            self.state = ARRAY_START
+            if pos == end:
+                return pos
+
+    def _close(self, pos: int) -> int:
+        tree = self.tree
+        tree.close()
+        self.state = AFTER if tree.stack else DONE
+        return pos + 1
+
+    def _key(self, buf: str, pos: int, end: int) -> int:
+        """OBJECT_START and KEY: a key (or ``}`` just after ``{``)."""
+        c = buf[pos]
+        if c in WS:
+            pos = WS_RE.match(buf, pos).end()  # type: ignore[union-attr]
+            if pos == end:
+                return pos
+            c = buf[pos]
+        if c == '"':
+            member = self.member
+            if member is not None:
+                # Whole members, one after the other, while they come with a comma.
+                tree = self.tree
+                to_int = self.to_int
+                to_float = self.to_float
+                while (read := member(buf, pos, tree, to_int, to_float)) is not None:
+                    pos, state = read
+                    if state is not KEY or pos == end or buf[pos] != '"':
+                        self.state = state
+                        return pos
+            self.tree.key_start()
+            self.quote = self.offset + pos
+            self.state = STRING
+            return pos + 1
+        if c == "}":
+            if self.state == OBJECT_START:
+                return self._close(pos)
+            raise self.fail(TRAILING_COMMA[0], buf, pos)
+        raise self.fail(EXPECTING_KEY, buf, pos)
+
+    def _colon(self, buf: str, pos: int, end: int) -> int:
+        c = buf[pos]
+        if c in WS:
+            return WS_RE.match(buf, pos).end()  # type: ignore[union-attr]
+        if c != ":":
+            raise self.fail(EXPECTING_COLON, buf, pos)
+        self.state = VALUE
+        return pos + 1
+
+    def _after(self, buf: str, pos: int, end: int) -> int:
+        """AFTER: a comma or the closing bracket, after a member or element (closing brackets
+        one after the other)."""
+        tree = self.tree
+        stack = tree.stack
+        while True:  # the state stays AFTER while brackets close
+            c = buf[pos]
+            if c in WS:
+                pos = WS_RE.match(buf, pos).end()  # type: ignore[union-attr]
+                if pos == end:
+                    return pos
+                c = buf[pos]
+            in_list = type(stack[-1]) is list
+            if c == ",":
+                self.state = VALUE if in_list else KEY
+                return pos + 1
+            if c != ("]" if in_list else "}"):
+                raise self.fail(EXPECTING_COMMA, buf, pos)
+            tree.close()
+            pos += 1
+            if not stack:
+                self.state = DONE
+                return pos
+            if pos == end:
+                return pos
+
+    def _done(self, buf: str, pos: int, end: int) -> int:
+        if buf[pos] in WS:
+            return WS_RE.match(buf, pos).end()  # type: ignore[union-attr]
+        raise self.fail(EXTRA_DATA, buf, pos)
+
+    # ------------------------------------------------------------------ queries
+
+    def writing(self) -> tuple[str | int, ...] | None:
+        """The path being written now (see ``Parser.writing``)."""
+        state = self.state
+        if state == DONE:
+            return None
+        tree = self.tree
+        depth = len(tree.stack)
+        if state == STRING:
+            if tree.in_key:
+                return (*tree.path_here(depth - 1), tree.pending[0])
+            return tree.path_here(depth)
+        started = state == NUMBER or bool(self.tail)  # a number or literal begun
+        if not depth:
+            return () if started else None
+        top = tree.stack[-1]
+        if state in (VALUE, NUMBER) or (state == ARRAY_START and started):
+            if type(top) is list:
+                return (*tree.path_here(depth - 1), len(top))
+            return tree.path_here(depth)
+        if state == COLON:
+            return tree.path_here(depth)
+        return tree.path_here(depth - 1)
+
+    def is_open(self, path: tuple[str | int, ...], value: Any, parents: list[Any]) -> bool:
+        """Whether ``value``, found at ``path`` through ``parents``, is still being read."""
+        tree = self.tree
+        stack = tree.stack
+        depth = len(path)
+        # An array or object on the stack, or the unfinished string, at the same place.
+        if depth < len(stack) and stack[depth] is value:
+            return all(stack[i] is parents[i] for i in range(depth))
+        if self.state == STRING and not tree.in_key and tree.slot is not None:
+            return path == tree.path_here(len(stack))
+        if tree.provisional_at is not None:  # an unfinished number or literal shown for now
+            here = tree.path_here(len(stack))
+            if stack and type(stack[-1]) is list:
+                here = (*here[:-1], len(stack[-1]) - 1)
+            return path == here
+        return False
+
+
+#: The method for each state, in ``State`` order.
+_STEPS: tuple[Callable[[Automaton, str, int, int], int], ...] = (
+    Automaton._value,
+    Automaton._value,
+    Automaton._key,
+    Automaton._key,
+    Automaton._colon,
+    Automaton._after,
+    Automaton._string,
+    Automaton._number,
+    Automaton._done,
+)
+assert len(_STEPS) == len(State)

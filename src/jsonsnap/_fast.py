@@ -1,0 +1,372 @@
+"""Fast paths: the same grammar as the automaton, read in bigger steps.
+
+Each fast path takes the buffer, a position and the builder, and either reads a stretch of
+input through the builder and returns where it stopped, or declines (it returns ``None``,
+``0`` or the position it was given, as each says) and leaves the input to the automaton,
+which then reads it one token at a time. A fast path never raises a positioned error: on
+anything doubtful it declines, and the automaton finds the error and its position. So every
+fast path can be switched off without changing any snapshot, record, value or error, and
+tests/test_fast_paths.py holds each of them, alone and together, to the automaton alone.
+
+Which fast paths run is a :class:`FastPaths` value given to the parser (``DEFAULT``, or
+another in tests), never module state.
+
+==================  ==========================================================================
+``lane``            inside a visible string, ``Parser.feed`` appends a fragment of string
+                    content straight to it without entering the automaton (:class:`Lane`)
+``elements``        a whole scalar array element and its comma in one regex match (:func:`element`)
+``members``         a plain key, its colon, a whole scalar value and its comma in one match
+                    (:func:`member`)
+``runs``            plain text and complete escapes in a string, decoded at once by the standard
+                    library's C string scanner (:func:`escaped_run`)
+``long_string``     long string content with escapes decoded by the C string scanner in windows
+                    of doubling width (:class:`LongStrings`); the threshold, or ``None``
+``scan_min``        an array or object with at least this much input left offered whole to the
+                    standard library's C scanner (:class:`Scanner`); or ``None``
+``plain_tree``      a parser without hooks, depth limit or observer builds with the plain
+                    :class:`~jsonsnap._tree.Tree` (otherwise with the watched one, as if it had)
+==================  ==========================================================================
+"""
+
+from __future__ import annotations
+
+import json
+import json.scanner
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Final
+
+from ._grammar import (
+    AFTER,
+    ELEMENT_RE,
+    ESCAPE_START_RE,
+    KEY,
+    LITERAL_VALUES,
+    LOW_START_RE,
+    MEMBER_RE,
+    RUN_RE,
+    SIMPLE_ESCAPES,
+    VALUE,
+    State,
+    escape_boundary,
+    high_surrogate_ends,
+    scanstring,
+)
+from ._tree import Pairs, Tree
+
+__all__ = [
+    "DEFAULT",
+    "GENERAL",
+    "FastPaths",
+    "Lane",
+    "LongStrings",
+    "Scanner",
+    "element",
+    "escaped_run",
+    "member",
+]
+
+
+@dataclass(frozen=True)
+class FastPaths:
+    """Which fast paths a parser takes (see the table above)."""
+
+    lane: bool = True
+    elements: bool = True
+    members: bool = True
+    runs: bool = True
+    long_string: int | None = 512
+    window: int = 1024  # the first window of long_string
+    scan_min: int | None = 128
+    #: Whether the top-level value is offered to the scanner (a one-shot ``parse_partial``,
+    #: which expects an unfinished document, says no: the offer would only scan it twice).
+    scan_top: bool = True
+    plain_tree: bool = True
+
+
+DEFAULT: Final = FastPaths()
+#: Every fast path off: the automaton reads one token at a time.
+GENERAL: Final = FastPaths(
+    lane=False,
+    elements=False,
+    members=False,
+    runs=False,
+    long_string=None,
+    scan_min=None,
+    plain_tree=False,
+)
+
+Convert = Callable[[str], Any]
+
+# ---------------------------------------------------------------------------- scalars
+
+
+def element(
+    buf: str, pos: int, tree: Tree, to_int: Convert, to_float: Convert
+) -> tuple[int, State] | None:
+    """A whole scalar element of the open array at ``pos``, and its comma: returns the
+    position after them and the state there, or ``None``."""
+    m = ELEMENT_RE.match(buf, pos)
+    if m is None:
+        return None
+    string, number, fraction, literal, comma = m.groups()
+    if string is not None:
+        tree.scalar(string)
+    elif number is not None:
+        tree.scalar(to_float(number) if fraction else to_int(number))
+    else:
+        tree.scalar(LITERAL_VALUES[literal])
+    return m.end(), VALUE if comma else AFTER
+
+
+def member(
+    buf: str, pos: int, tree: Tree, to_int: Convert, to_float: Convert
+) -> tuple[int, State] | None:
+    """A plain key and its colon at ``pos``, with the whole scalar value and the comma after
+    them when they are there: returns the position after what it read and the state there,
+    or ``None``."""
+    m = MEMBER_RE.match(buf, pos)
+    if m is None:
+        return None
+    key, string, number, fraction, literal, comma = m.groups()
+    if string is not None:
+        tree.member(key, string)
+    elif number is not None:
+        tree.member(key, to_float(number) if fraction else to_int(number))
+    elif literal is not None:
+        tree.member(key, LITERAL_VALUES[literal])
+    else:
+        tree.key(key)
+        return m.end(), VALUE
+    return m.end(), KEY if comma else AFTER
+
+
+# ---------------------------------------------------------------------------- strings
+
+
+def escaped_run(buf: str, start: int, pos: int, end: int, tree: Tree) -> int:
+    """String content from ``start``: plain text up to ``pos``, then plain text and complete
+    escapes. Append it decoded and return where it stops.
+
+    It stops before a ``\\uD800``-``\\uDBFF`` escape at its end unless a closing quote
+    follows: what comes next may make it half of a pair, or be an error reported at its own
+    place.
+    """
+    j = RUN_RE.match(buf, pos).end()  # type: ignore[union-attr]
+    if (j == end or buf[j] != '"') and high_surrogate_ends(buf, start, j):
+        j -= 6
+    if j > start:
+        tree.append(scanstring(buf[start:j] + '"', 0, True)[0])
+    return j
+
+
+class LongStrings:
+    """Long string content with escapes, decoded by the C string scanner in windows of
+    doubling width, each cut at an escape boundary (a one-shot parse, a large fragment)."""
+
+    __slots__ = ("hint", "window")
+
+    def __init__(self, window: int) -> None:
+        self.window = window
+        # (id of a buffer, position of its last unescaped quote or -1): one scan per buffer.
+        # Keyed by identity, without keeping the buffer alive: a stale hint for a new buffer at
+        # the same address would only cost a failed scan, never a wrong value.
+        self.hint: tuple[int, int] = (0, -1)
+
+    def _closes_in(self, buf: str, pos: int) -> bool:
+        """Whether the string read from ``pos`` surely closes in ``buf``: true when the last
+        ``"`` of ``buf`` is at or after ``pos`` and not escaped."""
+        hint = self.hint
+        if hint[0] != id(buf):
+            quote = k = buf.rfind('"')
+            while k > 0 and buf[k - 1] == "\\":
+                k -= 1
+            hint = self.hint = (id(buf), quote if (quote - k) % 2 == 0 else -1)
+        return hint[1] >= pos
+
+    def decode(self, buf: str, pos: int, end: int, tree: Tree) -> int:
+        """Append what can be decoded from ``pos``; return the position reached: the closing
+        quote, or an escape the rest must decide, or (for invalid text, left to the automaton
+        to report exactly) a position before the problem; ``pos`` to decline."""
+        if self._closes_in(buf, pos):
+            try:
+                text, after = scanstring(buf, pos, True)
+            except ValueError:
+                return pos
+            tree.append(text)
+            return after - 1
+        width = self.window
+        while True:
+            stop = min(end, pos + width)
+            cut = escape_boundary(buf, pos, stop)
+            if cut <= pos:
+                return pos
+            try:
+                text, after = scanstring(buf[pos:cut] + '"', 0, True)
+            except ValueError:
+                return pos
+            tree.append(text)
+            if after <= cut - pos:  # the string closed inside the window
+                return pos + after - 1
+            pos = cut
+            if stop == end:
+                return pos
+            width *= 2
+
+
+class Lane:
+    """The lane: while the parser sits inside a visible string, ``Parser.feed`` appends each
+    fragment of string content straight to it (``holder[key]``) without entering the
+    automaton: the common case of a long argument streamed in small pieces.
+
+    ``Parser.feed`` takes a fragment of plain printable text itself (inline: it is the one
+    path run for every character of a long string); :meth:`take` takes the rest it can: a
+    lone backslash and the character that completes a simple escape, and any fragment of
+    plain text and complete escapes. What it cannot take (a quote, an error, bytes) leaves the
+    lane for the automaton.
+
+    The lane does not count what it reads: :meth:`consumed` tells how many characters it has
+    read since it was armed, from the string's growth since ``mark`` (which an escape, read as
+    more characters than it shows, moves back). ``tail`` is an escape held back until the next
+    fragment decides it; it is not counted as read.
+    """
+
+    __slots__ = ("holder", "key", "mark", "tail")
+
+    def __init__(self) -> None:
+        self.holder: Any = None
+        self.key: Any = None
+        self.mark = 0
+        self.tail = ""
+
+    def arm(self, holder: Any, key: Any, tail: str) -> None:
+        """Enter the string at ``holder[key]``, with ``tail`` (an undecided escape) held."""
+        self.holder = holder
+        self.key = key
+        self.mark = len(holder[key])
+        self.tail = tail
+
+    def leave(self) -> tuple[int, str]:
+        """Leave the string: how many characters the lane has read since it was armed, and
+        the escape it holds back."""
+        read = len(self.holder[self.key]) - self.mark
+        tail = self.tail
+        self.holder = None
+        self.tail = ""
+        return read, tail
+
+    def consumed(self) -> int:
+        """How many characters the lane has read since it was armed."""
+        return len(self.holder[self.key]) - self.mark
+
+    def take(self, data: Any) -> str | None:
+        """What ``Parser.feed`` appends for a fragment it could not take by itself: the text
+        decoded from it, ``""`` when the fragment is only held back, ``None`` to decline.
+
+        It takes a lone backslash (the next fragment says which escape it begins) and the
+        character that completes it; and any fragment that, after what is held back, is
+        string content (plain text and whole escapes) up to its end or up to an escape the
+        next fragment will finish or pair. It declines anything else (a quote, an error, a
+        confirmed lone surrogate before a partial escape, bytes).
+        """
+        if type(data) is not str:
+            return None
+        tail = self.tail
+        if not tail:
+            if data == "\\":
+                self.tail = data
+                return ""
+            buf = data
+        elif tail == "\\" and data in SIMPLE_ESCAPES:
+            self.tail = ""
+            self.mark -= 1  # two characters read, one shown
+            return SIMPLE_ESCAPES[data]
+        else:
+            buf = tail + data
+        end = len(buf)
+        j = RUN_RE.match(buf).end()  # type: ignore[union-attr]
+        if j >= 6 and buf[j - 6] == "\\" and high_surrogate_ends(buf, 0, j):
+            # Held back while what follows may still become its low half.
+            if j < end and LOW_START_RE.fullmatch(buf, j) is None:
+                return None
+            j -= 6
+        elif j < end and ESCAPE_START_RE.fullmatch(buf, j) is None:
+            return None
+        if not j:
+            self.tail = buf
+            return ""
+        if j < end:
+            text = scanstring(buf[:j] + '"', 0, True)[0]
+            self.tail = buf[j:]
+        else:
+            text = scanstring(buf + '"', 0, True)[0]
+            self.tail = ""
+        self.mark += len(text) - j  # j characters read
+        return text
+
+
+# ---------------------------------------------------------------------------- containers
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(name)
+
+
+def _make_scanner(allow_nan: bool, pairs: bool) -> Callable[[str, int], tuple[Any, int]]:
+    decoder = json.JSONDecoder(
+        parse_constant=None if allow_nan else _refuse_constant,
+        object_pairs_hook=Pairs if pairs else None,
+    )
+    scanner: Callable[[str, int], tuple[Any, int]] = json.scanner.make_scanner(decoder)  # type: ignore[arg-type]
+    return scanner
+
+
+#: The C scanners, by (allow_nan, pairs): made once, shared by every parser.
+_SCANNERS: Final = {
+    (allow_nan, pairs): _make_scanner(allow_nan, pairs)
+    for allow_nan in (False, True)
+    for pairs in (False, True)
+}
+
+
+class Scanner:
+    """Arrays and objects offered whole to the standard library's C scanner, which gives the
+    value when it is complete and valid in the buffer (only without hooks or ``max_depth``, so
+    that hooks run exactly once per value). With an observer, objects come as member pairs,
+    so that the builder can report every value inside (duplicate keys included).
+
+    A failed offer costs the scan up to where it failed, at ``f``. The values nested in it
+    that end before ``f`` will be offered with success, but the ones that contain ``f`` would
+    each fail there again: after a second failure at the same place, offers stop until the
+    input has passed it, so no text is scanned more than twice.
+    """
+
+    __slots__ = ("block", "fail", "scan", "top")
+
+    def __init__(self, allow_nan: bool, pairs: bool, fast: FastPaths) -> None:
+        self.scan = _SCANNERS[allow_nan, pairs]
+        self.top = fast.scan_top
+        # Where the last offer failed, and before where not to offer again (absolute).
+        self.fail = self.block = -1
+
+    def offer(self, buf: str, pos: int, base: int, tree: Tree) -> int:
+        """Offer the array or object at ``pos`` (``base`` is the absolute position of
+        ``buf[0]``): link it and return where it ends, or return 0."""
+        if base + pos < self.block or not (self.top or tree.stack):
+            return 0
+        try:
+            value, stop = self.scan(buf, pos)
+        except StopIteration as exc:
+            stop = exc.value
+        except json.JSONDecodeError as exc:
+            stop = exc.pos
+        except (ValueError, RecursionError):  # NaN refused, an int too long, or too deep
+            stop = len(buf)
+        else:
+            tree.whole(value)
+            return stop
+        stop += base
+        if stop == self.fail:
+            self.block = stop
+        self.fail = stop
+        return 0

@@ -1,0 +1,318 @@
+"""The JSON grammar as data: states, transitions, token patterns, messages, escape helpers.
+
+This module owns what the grammar *is*; it holds no state and does no parsing. The automaton
+(``_automaton``) walks these states, the fast paths (``_fast``) match these patterns, and both
+raise with these messages. Nothing here may import another jsonsnap module but ``_errors``.
+"""
+
+from __future__ import annotations
+
+import json.decoder
+import re
+from collections.abc import Callable
+from enum import IntEnum
+from typing import Final
+
+__all__ = [
+    "ELEMENT_RE",
+    "ESCAPE_START_RE",
+    "LOW_START_RE",
+    "MEMBER_RE",
+    "NUMBER_RE",
+    "PLAIN_RE",
+    "RUN_RE",
+    "TRANSITIONS",
+    "WS_RE",
+    "State",
+    "escape_boundary",
+    "high_surrogate_ends",
+    "scanstring",
+]
+
+
+class State(IntEnum):
+    """What the automaton expects next.
+
+    The transitions, as data (``TRANSITIONS`` below holds the same table, and the tests hold
+    the automaton to it). "value" is the start of any value; a closing bracket goes to AFTER
+    when a container is still open and to DONE otherwise (written ``AFTER|DONE``)::
+
+        state          on                      goes to                 builder call
+        -------------  ----------------------  ----------------------  ---------------------
+        VALUE          '"'                     STRING                  string_start()
+                       '[' '{'                 ARRAY_START             open(list)
+                                               OBJECT_START            open(dict)
+                       digit '-'               NUMBER                  (none yet)
+                       literal                 AFTER|DONE              scalar(value)
+        ARRAY_START    ']'                     AFTER|DONE              close()
+                       value                   as VALUE
+        OBJECT_START   '"'                     STRING (a key)          key_start()
+                       '}'                     AFTER|DONE              close()
+        KEY            '"'                     STRING (a key)          key_start()
+        COLON          ':'                     VALUE
+        AFTER          ','                     VALUE (array), KEY (object)
+                       ']' '}'                 AFTER|DONE              close()
+        STRING         text, escapes           STRING                  string_append(text)
+                       '"'                     COLON (a key)           string_end()
+                                               AFTER|DONE (a value)    string_end()
+        NUMBER         digit '.' 'e' '+' '-'   NUMBER
+                       anything else           AFTER|DONE, then read   scalar(number)
+        DONE           (nothing but whitespace)
+
+    Whitespace is skipped in every state but STRING and NUMBER. Any other input is an error
+    at that character; the end of input anywhere but DONE is an error at the end (an
+    ``incomplete`` one).
+    """
+
+    VALUE = 0  # a value: at the top, after ':' and after ',' in an array
+    ARRAY_START = 1  # a value or ']' (just after '[')
+    OBJECT_START = 2  # a key or '}' (just after '{')
+    KEY = 3  # a key (after ',' in an object)
+    COLON = 4  # ':' after a key
+    AFTER = 5  # ',' or the closing bracket, after a member or element
+    STRING = 6  # inside a string (a key or a value)
+    NUMBER = 7  # inside a number that the input has not ended yet
+    DONE = 8  # the top-level value is complete: only whitespace may follow
+
+
+#: ``TRANSITIONS[state][token]`` is the set of states the automaton may go to on ``token``
+#: (a token class, as named in ``token_class``). ``"ws"`` is whitespace.
+TRANSITIONS: Final[dict[State, dict[str, frozenset[State]]]] = {
+    State.VALUE: {
+        '"': frozenset({State.STRING}),
+        "[": frozenset({State.ARRAY_START}),
+        "{": frozenset({State.OBJECT_START}),
+        "number": frozenset({State.NUMBER, State.AFTER, State.DONE}),
+        "literal": frozenset({State.AFTER, State.DONE}),
+        "ws": frozenset({State.VALUE}),
+    },
+    State.ARRAY_START: {
+        '"': frozenset({State.STRING}),
+        "[": frozenset({State.ARRAY_START}),
+        "{": frozenset({State.OBJECT_START}),
+        "number": frozenset({State.NUMBER, State.AFTER}),
+        "literal": frozenset({State.AFTER}),
+        "]": frozenset({State.AFTER, State.DONE}),
+        "ws": frozenset({State.ARRAY_START}),
+    },
+    State.OBJECT_START: {
+        '"': frozenset({State.STRING}),
+        "}": frozenset({State.AFTER, State.DONE}),
+        "ws": frozenset({State.OBJECT_START}),
+    },
+    State.KEY: {'"': frozenset({State.STRING}), "ws": frozenset({State.KEY})},
+    State.COLON: {":": frozenset({State.VALUE}), "ws": frozenset({State.COLON})},
+    State.AFTER: {
+        ",": frozenset({State.VALUE, State.KEY}),
+        "]": frozenset({State.AFTER, State.DONE}),
+        "}": frozenset({State.AFTER, State.DONE}),
+        "ws": frozenset({State.AFTER}),
+    },
+    State.STRING: {
+        "text": frozenset({State.STRING}),
+        '"': frozenset({State.COLON, State.AFTER, State.DONE}),
+    },
+    State.NUMBER: {
+        "number": frozenset({State.NUMBER}),
+        # The character that ends a number is read in the state after it.
+        "end": frozenset({State.AFTER, State.DONE}),
+    },
+    State.DONE: {"ws": frozenset({State.DONE})},
+}
+
+VALUE: Final = State.VALUE
+ARRAY_START: Final = State.ARRAY_START
+OBJECT_START: Final = State.OBJECT_START
+KEY: Final = State.KEY
+COLON: Final = State.COLON
+AFTER: Final = State.AFTER
+STRING: Final = State.STRING
+NUMBER: Final = State.NUMBER
+DONE: Final = State.DONE
+
+# ---------------------------------------------------------------------------- characters
+
+#: JSON whitespace: exactly these four (never ``str.isspace()``, which accepts NBSP).
+WS: Final = " \t\n\r"
+WS_RE: Final = re.compile(r"[ \t\n\r]*")
+DIGITS: Final = "0123456789"
+HEX: Final = frozenset("0123456789abcdefABCDEF")
+#: What may follow a number inside an object (index 0) or an array (index 1), besides
+#: whitespace.
+ENDS: Final = (",}", ",]")
+#: The characters that may start a scalar, for the element and member fast paths.
+SCALAR_STARTS: Final = frozenset('"-0123456789tfn')
+#: Printable ASCII but the quote and the backslash: string content as it is (one hash lookup
+#: tells a one-character fragment of it, the common case of text streamed a character at a
+#: time).
+PLAIN_CHARS: Final = frozenset(map(chr, range(32, 127))) - {'"', "\\"}
+SIMPLE_ESCAPES: Final = dict(zip('"\\/bfnrt', '"\\/\b\f\n\r\t', strict=True))
+#: Character classes of a low-surrogate escape, ``\uDC00`` to ``\uDFFF``, place by place.
+LOW_SURROGATE: Final = ("\\", "u", "dD", "cdefCDEF", HEX, HEX)
+#: The literals, and the constants that ``allow_nan`` adds (by their first character).
+LITERALS: Final = {"t": "true", "f": "false", "n": "null"}
+CONSTANTS: Final = {"N": "NaN", "I": "Infinity", "-": "-Infinity"}
+LITERAL_VALUES: Final = {"true": True, "false": False, "null": None}
+CONSTANT_VALUES: Final = {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}
+
+# ---------------------------------------------------------------------------- numbers
+
+#: The longest beginning of a number. Each part may only follow a digit, so the match stops
+#: at the first character that cannot continue the number; the name of the last group that
+#: matched (``m.lastgroup``) says where inside the number a cut there would fall.
+NUMBER_RE: Final = re.compile(
+    r"""
+    (?P<sign> - )?
+    (?:
+        (?P<int> 0 | [1-9][0-9]* )       # no leading zeros
+        (?: (?P<dot> \. ) (?P<frac> [0-9]+ )? )?
+    )?
+    (?:
+        (?<= [0-9] )                     # an exponent only after a digit
+        (?P<e> [eE] ) (?P<esign> [-+] )? (?P<exp> [0-9]+ )?
+    )?
+    """,
+    re.VERBOSE,
+)
+#: For a number cut by the end of a fragment: where the cut fell (``NUMBER_RE``'s last group)
+#: -> the shortest text that puts ``NUMBER_RE`` in the same place, to match what follows
+#: against (``"int0"``: the integer part is a lone zero, which no digit may follow).
+NUMBER_CONTEXT: Final = {
+    "sign": "-",
+    "int0": "0",
+    "int": "1",
+    "dot": "1.",
+    "frac": "1.0",
+    "e": "1e",
+    "esign": "1e+",
+    "exp": "1e0",
+}
+#: How many characters at the end of an unfinished number are not part of a number yet.
+NUMBER_UNFINISHED: Final = {"sign": 1, "dot": 1, "e": 1, "esign": 2}
+#: The characters a number is made of: how far a number can go, found before matching it.
+NUMBER_CHARS_RE: Final = re.compile(r"[-+.eE0-9]*")
+
+# ---------------------------------------------------------------------------- scalars
+
+
+def _scalar_pattern(closer: str) -> str:
+    """A whole scalar value, the whitespace after it and its comma, inside a container that
+    ``closer`` closes (the character that may end a number there, besides ``,``)."""
+    return rf"""
+    (?:
+        " (?P<string> [^"\\\x00-\x1f]* ) "          # a string without escapes
+      | (?P<number> -? (?:0|[1-9][0-9]{{0,599}})       # (a longer int may be too long for int())
+            (?P<fraction> (?:\.[0-9]+)? (?:[eE][-+]?[0-9]+)? )  # empty for an int
+        ) (?= [ \t\n\r,{closer}] )                  # a number that a delimiter ends
+      | (?P<literal> true | false | null )
+    )
+    [ \t\n\r]* (?: (?P<comma> , ) [ \t\n\r]* )?      # and what ends it
+    """
+
+
+#: An array element: a whole scalar and what ends it. Its groups, in order:
+#: ``string, number, fraction, literal, comma``.
+ELEMENT_RE: Final = re.compile(_scalar_pattern(r"\]"), re.VERBOSE)
+#: An object member: a key without escapes and its colon, then (when it is all there) a whole
+#: scalar value and what ends it. Its groups, in order:
+#: ``key, string, number, fraction, literal, comma``.
+MEMBER_RE: Final = re.compile(
+    r"""
+    " (?P<key> [^"\\\x00-\x1f]* ) " [ \t\n\r]* : [ \t\n\r]*
+    """
+    + "(?:"
+    + _scalar_pattern("}")
+    + ")?",
+    re.VERBOSE,
+)
+
+# ---------------------------------------------------------------------------- strings
+
+#: String content without escapes.
+PLAIN_RE: Final = re.compile(r'[^"\\\x00-\x1f]*')
+#: String content made of plain runs and complete escapes (decoded by ``scanstring``).
+RUN_RE: Final = re.compile(
+    r"""
+    (?:
+        [^"\\\x00-\x1f]+                 # plain characters
+      | \\ ["\\/bfnrt]                   # a simple escape
+      | \\u [0-9a-fA-F]{4}               # a \\uXXXX escape
+    )*
+    """,
+    re.VERBOSE,
+)
+#: The beginning of an escape that the next fragment will finish.
+ESCAPE_START_RE: Final = re.compile(r"\\ (?: u [0-9a-fA-F]{0,3} )?", re.VERBOSE)
+#: The beginning of a low-surrogate escape (``\uDC00``-``\uDFFF``) the next fragment may finish.
+LOW_START_RE: Final = re.compile(
+    r"\\ (?: u (?: [dD] (?: [c-fC-F] [0-9a-fA-F]? )? )? )?",
+    re.VERBOSE,
+)
+
+#: The standard library's string decoder (C when available): content after an opening quote
+#: up to the closing one -> (decoded text, position after the quote).
+scanstring: Callable[[str, int, bool], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
+
+
+def high_surrogate_ends(buf: str, start: int, stop: int) -> bool:
+    """Whether ``buf[start:stop]``, string content that starts at a token boundary, ends with a
+    ``\\uD800``-``\\uDBFF`` escape (and not with an escaped backslash followed by ``uD8..``)."""
+    k = stop - 6
+    if k < start or buf[k] != "\\" or buf[k + 3] not in "89abAB" or buf[k + 2] not in "dD":
+        return False
+    slashes = 0
+    while k > start and buf[k - 1] == "\\":
+        slashes += 1
+        k -= 1
+    return slashes % 2 == 0
+
+
+def escape_boundary(buf: str, start: int, stop: int) -> int:
+    """The last position in string content ``buf[start:stop]`` (which begins at a token
+    boundary) up to which every escape is complete and decided.
+
+    Escapes are at most 6 characters long (a surrogate pair, 12), so only the last 12
+    characters can hold an unfinished one: cut at the last backslash run there, or before a
+    high surrogate escape that the text after the cut could still pair with.
+    """
+    cut = buf.rfind("\\", max(start, stop - 12), stop)
+    if cut < 0:
+        return stop
+    while cut > start and buf[cut - 1] == "\\":
+        cut -= 1
+    if high_surrogate_ends(buf, start, cut):
+        cut -= 6
+    return cut
+
+
+# ---------------------------------------------------------------------------- messages
+
+# Worded as CPython 3.13's json words them where it has the same error.
+EXPECTING_VALUE: Final = "Expecting value"
+EXPECTING_COMMA: Final = "Expecting ',' delimiter"
+EXPECTING_COLON: Final = "Expecting ':' delimiter"
+EXPECTING_KEY: Final = "Expecting property name enclosed in double quotes"
+EXTRA_DATA: Final = "Extra data"
+TRAILING_COMMA: Final = (
+    "Illegal trailing comma before end of object",
+    "Illegal trailing comma before end of array",
+)
+UNTERMINATED_STRING: Final = "Unterminated string starting at"
+CONTROL_CHARACTER: Final = "Invalid control character at"
+INVALID_ESCAPE: Final = "Invalid \\escape"
+INVALID_UNICODE_ESCAPE: Final = "Invalid \\uXXXX escape"
+INVALID_NUMBER: Final = "Invalid number"
+INT_TOO_LONG: Final = "Number too large to convert to int"
+BYTE_ORDER_MARK: Final = "Unexpected byte order mark (U+FEFF)"
+
+#: The message for input that ends in each state.
+INCOMPLETE: Final = {
+    VALUE: EXPECTING_VALUE,
+    ARRAY_START: EXPECTING_VALUE,
+    OBJECT_START: EXPECTING_KEY,
+    KEY: EXPECTING_KEY,
+    COLON: EXPECTING_COLON,
+    AFTER: EXPECTING_COMMA,
+    STRING: UNTERMINATED_STRING,
+    NUMBER: EXPECTING_VALUE,
+}

@@ -1,0 +1,370 @@
+"""Reading one token at a time: literals, numbers and strings, and the positioned errors.
+
+:class:`Tokens` is the half of the automaton that reads inside a token: the states STRING and
+NUMBER, a value's first characters (a literal, a number), escapes and surrogate pairs; and the
+one place that turns a place in the input into a positioned ``JSONDecodeError``. The other half,
+:class:`~jsonsnap._automaton.Automaton` (which derives from it), drives the states and reads the
+structure between tokens; the attributes both use are declared there.
+
+A token is read from a position and the method returns the position after it, or ``~pos`` when
+the input ends before the token at ``pos`` can be decided (it is then held in the tail and read
+again with the next fragment: never more than 24 characters). A number longer than that is read
+on where the fragment cut it instead (the NUMBER state), so that no digit is looked at twice.
+Like the automaton, it changes the value only through the builder.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from ._errors import JSONDecodeError
+from ._fast import FastPaths, LongStrings, escaped_run
+from ._grammar import (
+    AFTER,
+    BYTE_ORDER_MARK,
+    COLON,
+    CONSTANTS,
+    CONTROL_CHARACTER,
+    DIGITS,
+    DONE,
+    ENDS,
+    EXPECTING_VALUE,
+    HEX,
+    INT_TOO_LONG,
+    INVALID_ESCAPE,
+    INVALID_NUMBER,
+    INVALID_UNICODE_ESCAPE,
+    LITERAL_VALUES,
+    LITERALS,
+    LOW_SURROGATE,
+    NUMBER,
+    NUMBER_CHARS_RE,
+    NUMBER_CONTEXT,
+    NUMBER_RE,
+    NUMBER_UNFINISHED,
+    PLAIN_RE,
+    SIMPLE_ESCAPES,
+    WS,
+    State,
+)
+from ._tree import NOTHING, Tree, grow
+
+__all__ = ["PROVISIONAL_LIMIT", "SHORT_NUMBER", "Tokens"]
+
+#: An unfinished number at most this long is held in the tail, and read again with the next
+#: fragment; a longer one is read incrementally (the NUMBER state).
+SHORT_NUMBER = 24
+#: Unfinished numbers longer than this are not shown by ``partial_numbers`` (Python refuses
+#: ints of more digits by default, and converting the text again at every fragment must
+#: stay cheap).
+PROVISIONAL_LIMIT = 4300
+
+
+class Tokens:
+    """Literals, numbers, strings and positioned errors (see the module docstring)."""
+
+    # The automaton's state: the attributes both halves read (the automaton has a few more).
+    __slots__ = (
+        "allow_nan",
+        "constant",
+        "fast",
+        "final",
+        "line_start",
+        "lines",
+        "long",
+        "long_min",
+        "number",
+        "number_at",
+        "number_cut",
+        "number_int",
+        "offset",
+        "partial_literals",
+        "partial_numbers",
+        "quote",
+        "state",
+        "tail",
+        "to_float",
+        "to_int",
+        "tree",
+    )
+
+    tree: Tree
+    fast: FastPaths
+    state: State
+    tail: str
+    offset: int
+    lines: int
+    line_start: int
+    final: bool
+    quote: int
+    number: list[str]
+    number_at: int
+    number_cut: str
+    number_int: tuple[int, int]
+    long: LongStrings | None
+    long_min: int
+    to_int: Any
+    to_float: Any
+    constant: Any
+    allow_nan: bool
+    partial_numbers: bool
+    partial_literals: bool
+
+    # ------------------------------------------------------------------ errors
+
+    def fail(self, msg: str, buf: str, index: int, *, incomplete: bool = False) -> JSONDecodeError:
+        """The error at ``buf[index]`` (``buf`` starts at ``offset``)."""
+        pos = self.offset + index
+        newlines = buf.count("\n", 0, index)
+        lineno = self.lines + newlines + 1
+        colno = index - buf.rfind("\n", 0, index) if newlines else pos - self.line_start + 1
+        return JSONDecodeError(
+            msg,
+            buf,
+            pos,
+            lineno=lineno,
+            colno=colno,
+            doc_offset=self.offset,
+            incomplete=incomplete,
+        )
+
+    def _fail_in_number(self, msg: str, text: str) -> JSONDecodeError:
+        """The error at the start of the number ``text`` (which may begin before ``offset``,
+        on the line being read: a number holds no newline)."""
+        at = self.number_at
+        return JSONDecodeError(
+            msg,
+            text,
+            at,
+            lineno=self.lines + 1,
+            colno=at - self.line_start + 1,
+            doc_offset=at,
+        )
+
+    # ------------------------------------------------------------------ literals
+
+    def _literal(self, buf: str, pos: int, end: int) -> int:
+        """``true``, ``false``, ``null`` (or, with ``allow_nan``, the NaN family) at ``pos``."""
+        c = buf[pos]
+        name = LITERALS.get(c)
+        if name is None:
+            name = CONSTANTS.get(c) if self.allow_nan else None
+            if name is None:
+                raise self.fail(BYTE_ORDER_MARK if c == "\ufeff" else EXPECTING_VALUE, buf, pos)
+        stop = pos + len(name)
+        if buf.startswith(name, pos):
+            self.tree.scalar(self._constant(name))
+            self.state = AFTER if self.tree.stack else DONE
+            return stop
+        for i in range(pos + 1, min(stop, end)):
+            if buf[i] != name[i - pos]:
+                raise self.fail(EXPECTING_VALUE, buf, i)
+        if self.final:
+            raise self.fail(EXPECTING_VALUE, buf, end, incomplete=True)
+        if self.partial_literals:
+            self.tree.provisional(self._constant(name))
+        return ~pos
+
+    def _constant(self, name: str) -> Any:
+        value = LITERAL_VALUES.get(name, NOTHING)
+        return self.constant(name) if value is NOTHING else value
+
+    # ------------------------------------------------------------------ numbers
+
+    def _number_start(self, buf: str, pos: int, end: int) -> int:
+        m = NUMBER_RE.match(buf, pos)
+        j = m.end()  # type: ignore[union-attr]
+        if j == end and not self.final:
+            # Cut by the end of the fragment. A short number is held in the tail and read
+            # again with the next fragment (in one match, often); a long one is read on
+            # where it stopped, so that no digit is looked at twice.
+            if j - pos <= SHORT_NUMBER:
+                if self.partial_numbers:
+                    self._show_number(buf[pos:j], _cut(m))
+                return ~pos
+            self.number = [buf[pos:j]]
+            self.number_at = self.offset + pos
+            self.number_cut = _cut(m)
+            self.number_int = (0, 0)
+            self.state = NUMBER
+            return j
+        self.number_at = self.offset + pos
+        return self._end_number(buf[pos:j], buf, j, end)
+
+    def _number(self, buf: str, pos: int, end: int) -> int:
+        """NUMBER: more of a number cut by the end of the last fragment. Only the new
+        characters are looked at: they are matched after a short text that puts the number
+        grammar where the cut fell."""
+        reach = NUMBER_CHARS_RE.match(buf, pos).end()  # type: ignore[union-attr]
+        context = NUMBER_CONTEXT[self.number_cut]
+        m = NUMBER_RE.match(context + buf[pos:reach])
+        j = pos + m.end() - len(context)  # type: ignore[union-attr]
+        if j > pos:
+            grow(self.number, 0, buf[pos:j])
+        if j == end and not self.final:
+            self.number_cut = _cut(m)
+            return j
+        return self._end_number(self.number[0], buf, j, end)
+
+    def _end_number(self, text: str, buf: str, j: int, end: int) -> int:
+        """The number ``text`` (which began at ``number_at``) ended before ``buf[j]`` (or with
+        the input)."""
+        tree = self.tree
+        if text[-1] not in DIGITS:
+            if j == end:
+                raise self.fail(EXPECTING_VALUE, buf, end, incomplete=True)
+            raise self.fail(EXPECTING_VALUE if text == "-" else INVALID_NUMBER, buf, j)
+        if "." in text or "e" in text or "E" in text:
+            value = self.to_float(text)
+        elif self.to_int is not int:
+            value = self.to_int(text)
+        else:
+            try:
+                value = int(text)
+            except ValueError:  # more digits than sys.get_int_max_str_digits() allows
+                raise self._fail_in_number(INT_TOO_LONG, text) from None
+        # Show the number only if what follows ends it; otherwise the next state reports the
+        # error and the number stays unshown.
+        stack = tree.stack
+        if j == end or buf[j] in WS or (stack and buf[j] in ENDS[type(stack[-1]) is list]):
+            tree.scalar(value)
+        self.state = AFTER if stack else DONE
+        return j
+
+    def _show_number(self, text: str, cut: str) -> None:
+        """``partial_numbers``: show the unfinished number ``text`` (cut at ``cut``) as the
+        longest beginning of it that is a number itself (never through the user's hooks:
+        they get final numbers only); nothing when it is too long to convert at every
+        fragment, or when Python would not convert it (an int of too many digits)."""
+        if len(text) > PROVISIONAL_LIMIT:
+            return
+        if cut == "int" and len(text) > SHORT_NUMBER:
+            value = self._long_int(text)
+            if value is NOTHING:
+                return
+        else:
+            text = text[: len(text) - NUMBER_UNFINISHED.get(cut, 0)]
+            if not text:
+                return
+            try:
+                value = float(text) if "." in text or "e" in text or "E" in text else int(text)
+            except ValueError:
+                return
+        self.tree.provisional(value)
+
+    def _long_int(self, text: str) -> Any:
+        """The value of a long integer being read, from its value at the last fragment: only
+        the new digits are converted (``int()`` of the whole text is quadratic in its length)."""
+        known, done = self.number_int
+        digits = text[done:]
+        if done == 0 and text[0] == "-":
+            digits = digits[1:]
+        if len(text) - (text[0] == "-") > _int_limit():
+            return NOTHING
+        known = known * 10 ** len(digits) + int(digits) if digits else known
+        self.number_int = (known, len(text))
+        return -known if text[0] == "-" else known
+
+    # ------------------------------------------------------------------ strings
+
+    def _string(self, buf: str, pos: int, end: int) -> int:
+        """STRING: string content, up to the closing quote; ``~pos`` at an escape that the
+        rest of the input must decide (incomplete, or a high surrogate that may get its low
+        half)."""
+        tree = self.tree
+        fast = self.fast
+        while True:
+            j = PLAIN_RE.match(buf, pos).end()  # type: ignore[union-attr]
+            if j < end and buf[j] == "\\":
+                if end - j > self.long_min:
+                    long = self.long
+                    if long is None:
+                        long = self.long = LongStrings(fast.window)
+                    k = long.decode(buf, pos, end, tree)
+                    if k > pos:
+                        pos = k
+                        continue
+                if fast.runs:
+                    j = escaped_run(buf, pos, j, end, tree)
+                elif j > pos:
+                    tree.append(buf[pos:j])
+                pos = j
+            elif j > pos:
+                tree.append(buf[pos:j])
+                pos = j
+            if pos == end:
+                return pos
+            c = buf[pos]
+            if c == '"':
+                if tree.string_end():
+                    self.state = COLON
+                else:
+                    self.state = AFTER if tree.stack else DONE
+                return pos + 1
+            if c != "\\":
+                raise self.fail(CONTROL_CHARACTER, buf, pos)
+            j = self._escape(buf, pos, end)
+            if j < 0:
+                return ~pos
+            pos = j
+
+    def _escape(self, buf: str, pos: int, end: int) -> int:
+        """Decode the one escape at ``pos``; return the position after it, or -1 if the input
+        ends before it can be decided."""
+        if pos + 1 == end:
+            return -1
+        kind = buf[pos + 1]
+        if kind in SIMPLE_ESCAPES:
+            self.tree.append(SIMPLE_ESCAPES[kind])
+            return pos + 2
+        if kind != "u":
+            raise self.fail(INVALID_ESCAPE, buf, pos + 1)
+        stop = pos + 6
+        for i in range(pos + 2, min(stop, end)):
+            if buf[i] not in HEX:
+                raise self.fail(INVALID_UNICODE_ESCAPE, buf, i)
+        if stop > end:
+            return -1
+        code = int(buf[pos + 2 : stop], 16)
+        if 0xD800 <= code <= 0xDBFF:
+            return self._high_surrogate(buf, code, stop, end)
+        self.tree.append(chr(code))
+        return stop
+
+    def _high_surrogate(self, buf: str, code: int, stop: int, end: int) -> int:
+        """A ``\\uD800``-``\\uDBFF`` escape ends at ``stop``: pair it with the low surrogate
+        escape that follows, or keep it alone (as ``json`` does) once what follows cannot
+        be one; -1 while that cannot be told yet."""
+        low_end = min(stop + 6, end)
+        for i in range(stop, low_end):
+            c = buf[i]
+            if c not in LOW_SURROGATE[i - stop]:
+                # What follows cannot pair: a lone high surrogate, unless the character that
+                # decides it is itself an error.
+                k = i - stop
+                if k == 0 and c < " ":
+                    raise self.fail(CONTROL_CHARACTER, buf, i)
+                if k == 1 and c not in SIMPLE_ESCAPES:
+                    raise self.fail(INVALID_ESCAPE, buf, i)
+                if k > 1 and c not in HEX:
+                    raise self.fail(INVALID_UNICODE_ESCAPE, buf, i)
+                self.tree.append(chr(code))
+                return stop
+        if low_end < stop + 6:
+            return -1
+        low = int(buf[stop + 2 : stop + 6], 16)
+        self.tree.append(chr(0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)))
+        return stop + 6
+
+
+def _int_limit() -> int:
+    """How many digits ``int()`` converts (``sys.get_int_max_str_digits()``; 0 is no limit)."""
+    limit: int = getattr(sys, "get_int_max_str_digits", lambda: 0)()
+    return limit or PROVISIONAL_LIMIT
+
+
+def _cut(m: Any) -> str:
+    """Where in the number grammar a match of ``NUMBER_RE`` stopped (``NUMBER_CONTEXT``)."""
+    cut: str = m.lastgroup
+    return "int0" if cut == "int" and m["int"] == "0" else cut

@@ -1,0 +1,504 @@
+"""The tree builder: the value being built, and the only code that changes it.
+
+The automaton and the fast paths say *what* they read through the builder interface::
+
+    open(container)     an array or object begins          close()       it ends
+    key_start()         a key begins (text via append)     key(text)     a key read whole
+    string_start()      a string value begins              append(text)  more of it
+    string_end()        the string (value or key) ends     scalar(v)     a whole scalar
+    whole(value)        a whole array or object read at once (the C scanner's)
+    provisional(v)      an unfinished number or literal shown for now; take_back() undoes it
+
+:class:`Tree` owns:
+
+- the root slot (``box[0]``) and the open containers (``stack``, with the key being read in
+  each, ``keys``): the snapshot *is* the root value, and it grows in place;
+- the one place that links a value into its parent (``_link``), the one that counts changes to
+  the snapshot (``version``), and the one that appends to the open string (``grow``);
+- provisional values (``partial_numbers``, ``partial_literals``).
+
+:class:`WatchedTree` adds the object hooks, ``max_depth`` and the observer: every value that
+appears, grows or completes is reported to the observer with where it is, as ``(node, key)``:
+the :class:`Node` of the container that holds it (``None`` for the root) and its key or index
+there. A parser that has none of these uses the plain :class:`Tree` and pays nothing for them.
+
+The builder never sees the input text and never raises a positioned error: it raises
+:class:`DepthError` and the automaton, which knows where it is, turns that into a
+``JSONDecodeError``. It must never unlink a value it linked, but for a provisional one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Final, Protocol
+
+__all__ = ["NOTHING", "DepthError", "Node", "Observer", "Tree", "WatchedTree", "grow"]
+
+
+class _Nothing:
+    """The one "nothing yet" marker: a slot with no value to show."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<nothing yet>"
+
+
+NOTHING: Final[Any] = _Nothing()
+
+Key = str | int | None
+
+
+class Node:
+    """An open (or closed) container's place in the tree: its parent's node (``None`` for the
+    root value) and its key or index there. Paths are made from nodes only when asked for, so
+    reporting a value at depth 10,000 costs no more than at depth 1."""
+
+    __slots__ = ("depth", "key", "memo", "parent", "path_cache")
+
+    def __init__(self, parent: Node | None, key: Key) -> None:
+        self.parent = parent
+        self.key = key
+        self.depth: int = 0 if parent is None else parent.depth + 1
+        self.path_cache: tuple[str | int, ...] | None = None
+        # Answers memoised per subscription, by the change recorder.
+        self.memo: dict[int, bool] | None = None
+
+    def path(self) -> tuple[str | int, ...]:
+        """The path of this container from the root."""
+        cached = self.path_cache
+        if cached is None:
+            keys: list[str | int] = []
+            node: Node | None = self
+            while node is not None and node.path_cache is None:
+                if node.parent is not None:
+                    keys.append(node.key)  # type: ignore[arg-type]
+                node = node.parent
+            keys.reverse()
+            cached = self.path_cache = (*(node.path_cache if node else ()), *keys)  # type: ignore[misc]
+        return cached
+
+
+def path_of(node: Node | None, key: Key) -> tuple[str | int, ...]:
+    """The path of the value at ``key`` in the container of ``node`` (the root for ``None``)."""
+    if node is None:
+        return ()
+    return (*node.path(), key)  # type: ignore[arg-type]
+
+
+class Observer(Protocol):
+    """What hears about the value as it is built (the change recorder; a schema checker)."""
+
+    def started(self, node: Node | None, key: Key, kind: str) -> None:
+        """An empty array, object or string (``kind``) appeared."""
+
+    def appended(self, node: Node | None, key: Key, text: str) -> None:
+        """The open string grew by ``text`` (reported when the tree is flushed)."""
+
+    def completed(self, node: Node | None, key: Key, value: Any) -> None:
+        """The value is final (after the object hooks)."""
+
+
+class DepthError(Exception):
+    """``max_depth`` would be exceeded (the automaton gives it a position)."""
+
+
+def grow(holder: Any, key: Any, text: str) -> None:
+    """Append ``text`` to the string at ``holder[key]`` in place.
+
+    CPython appends to a ``str`` without copying when the string holds the only reference to
+    itself; the slot is emptied for the duration of ``s += text`` so that it does. Everything
+    that grows a string goes through here, except the one-character lane in ``Parser.feed``,
+    which inlines these four lines (a call would cost it about 15%).
+    """
+    s = holder[key]
+    holder[key] = None
+    s += text
+    holder[key] = s
+
+
+class Tree:
+    """The value being built, without hooks, depth limit or observer."""
+
+    __slots__ = (
+        "box",
+        "in_key",
+        "keys",
+        "partial_strings",
+        "pending",
+        "provisional_at",
+        "retracted",
+        "slot",
+        "slot_key",
+        "stack",
+        "version",
+    )
+
+    def __init__(self, partial_strings: bool = True) -> None:
+        self.box: list[Any] = [NOTHING]
+        self.stack: list[Any] = []
+        # For each open container, the key of the member being read (None for arrays).
+        self.keys: list[Key] = []
+        # Counts changes to the snapshot, for feed()'s answer.
+        self.version = 0
+        self.partial_strings = partial_strings
+        # The open string: a visible value lives in its parent only, at slot[slot_key]; a key,
+        # or a string hidden by partial_strings=False, is built in pending[0] (slot is None).
+        self.slot: Any = None
+        self.slot_key: Any = None
+        self.pending = [""]
+        self.in_key = False
+        # The provisional value: (container, key or None for an array, previous value).
+        self.provisional_at: tuple[Any, Any, Any] | None = None
+        # The provisional value last taken back: (container, key or index, value).
+        self.retracted: tuple[Any, Any, Any] | None = None
+
+    # ------------------------------------------------------------------ linking
+
+    def _link(self, value: Any) -> None:
+        """Link a new value into the member slot being read (or make it the root)."""
+        self.version += 1
+        stack = self.stack
+        if not stack:
+            self.box[0] = value
+        elif type(top := stack[-1]) is list:
+            top.append(value)
+        else:
+            top[self.keys[-1]] = value
+
+    #: A whole scalar (a number, a literal, a string read in one piece).
+    scalar = _link
+    #: A whole array or object, read at once.
+    whole = _link
+
+    def member(self, key: str, value: Any) -> None:
+        """A member read whole: its key and its scalar value (``_link`` for an object, written
+        out: this is the commonest link of all)."""
+        self.version += 1
+        self.keys[-1] = key
+        self.stack[-1][key] = value
+
+    def open(self, container: Any) -> None:
+        """An array or object begins."""
+        self._link(container)
+        self.stack.append(container)
+        self.keys.append(None)
+
+    def close(self) -> None:
+        self.stack.pop()
+        self.keys.pop()
+
+    def key(self, text: str) -> None:
+        """The key of the member being read, read whole."""
+        self.keys[-1] = text
+
+    # ------------------------------------------------------------------ strings
+
+    def key_start(self) -> None:
+        self.in_key = True
+        self.slot = None
+        self.pending[0] = ""
+
+    def string_start(self) -> None:
+        """A string value begins: shown at once, empty, unless ``partial_strings`` is off."""
+        self.in_key = False
+        if not self.partial_strings:
+            self.slot = None
+            self.pending[0] = ""
+            return
+        self._link("")
+        stack = self.stack
+        if not stack:
+            self.slot, self.slot_key = self.box, 0
+        elif type(top := stack[-1]) is list:
+            self.slot, self.slot_key = top, -1
+        else:
+            self.slot, self.slot_key = top, self.keys[-1]
+
+    def append(self, text: str) -> None:
+        """Decoded text for the open string."""
+        slot = self.slot
+        if slot is None:
+            grow(self.pending, 0, text)
+        else:
+            self.version += 1
+            grow(slot, self.slot_key, text)
+
+    def string_end(self) -> bool:
+        """The closing quote was read; return whether the string was a key."""
+        if self.slot is not None:
+            self.slot = None
+            return False
+        s = self.pending[0]
+        self.pending[0] = ""
+        if self.in_key:
+            self.keys[-1] = s
+            return True
+        self._link(s)
+        return False
+
+    def flush(self) -> None:
+        """Report the open string's growth (hook for :class:`WatchedTree`)."""
+
+    # ------------------------------------------------------------------ provisional values
+    # (partial_numbers and partial_literals; such a parser builds with WatchedTree, whose
+    # _link tells a value put back where it was taken from, for feed()'s answer)
+
+    def provisional(self, value: Any) -> None:
+        """Show ``value`` where the next value goes, until :meth:`take_back`."""
+        stack = self.stack
+        if not stack:
+            self.provisional_at = (self.box, 0, self.box[0])
+        elif type(top := stack[-1]) is list:
+            self.provisional_at = (top, None, NOTHING)
+        else:
+            key = self.keys[-1]
+            self.provisional_at = (top, key, top.get(key, NOTHING))
+        self._link(value)
+
+    def take_back(self) -> None:
+        """Unlink the provisional value (the one value ever unlinked)."""
+        container, key, previous = self.provisional_at  # type: ignore[misc]
+        self.provisional_at = None
+        slot = key
+        if type(container) is list and container is not self.box:
+            slot = len(container) - 1
+        self.retracted = (container, slot, container[slot])
+        if container is self.box:
+            self.box[0] = previous
+        elif type(container) is list:
+            container.pop()
+        elif previous is NOTHING:
+            del container[key]
+        else:
+            container[key] = previous
+
+    def settle_retracted(self) -> None:
+        """End of a step: a value taken back and not put back is a change."""
+        if self.retracted is not None:
+            self.retracted = None
+            self.version += 1
+
+    def _same_as_retracted(self, value: Any) -> bool:
+        """Whether ``value`` goes where the provisional value just taken back was, and equals
+        it: then the snapshot is as it was (the answer feed() gives)."""
+        container, key, old = self.retracted  # type: ignore[misc]
+        self.retracted = None
+        stack = self.stack
+        if not stack:
+            here = container is self.box
+        elif type(top := stack[-1]) is list:
+            here = top is container and len(top) == key
+        else:
+            here = top is container and self.keys[-1] == key
+        return (
+            here
+            and type(value) is type(old)
+            and value == old
+            and (type(value) is not float or repr(value) == repr(old))
+        )
+
+    # ------------------------------------------------------------------ queries
+
+    def path_here(self, depth: int) -> tuple[str | int, ...]:
+        """The path of the value in the slot being read of the container at ``depth`` (of the
+        root, for 0): keys of objects and indices of the last elements of arrays."""
+        stack = self.stack
+        keys = self.keys
+        return tuple(
+            len(stack[i]) - 1 if type(stack[i]) is list else keys[i]  # type: ignore[misc]
+            for i in range(depth)
+        )
+
+    def holds_open_string(self, path: tuple[str | int, ...]) -> bool:
+        """Whether ``path`` is the open string value."""
+        return self.slot is not None and path == self.path_here(len(self.stack))
+
+
+class WatchedTree(Tree):
+    """A :class:`Tree` with object hooks, a depth limit and an observer.
+
+    Each open container has a :class:`Node` (``nodes``, beside ``stack``) when observed, so
+    that reports say where a value is without building its path.
+    """
+
+    __slots__ = ("mark", "max_depth", "nodes", "object_hook", "observer", "pairs", "pairs_hook")
+
+    def __init__(
+        self,
+        partial_strings: bool = True,
+        *,
+        object_hook: Callable[[dict[str, Any]], Any] | None = None,
+        pairs_hook: Callable[[list[tuple[str, Any]]], Any] | None = None,
+        max_depth: int | None = None,
+    ) -> None:
+        super().__init__(partial_strings)
+        self.object_hook = object_hook
+        self.pairs_hook = pairs_hook
+        # One list of (key, value) pairs per open object, kept only for object_pairs_hook.
+        self.pairs: list[list[tuple[Any, Any]]] | None = [] if pairs_hook else None
+        self.max_depth = max_depth
+        self.observer: Observer | None = None
+        self.nodes: list[Node] = []
+        self.mark = 0  # how much of the open string has been reported
+
+    def _link(self, value: Any) -> None:
+        if self.retracted is not None and self._same_as_retracted(value):
+            self.version -= 1  # the value taken back, put back: no change
+        Tree._link(self, value)
+
+    def where(self) -> tuple[Node | None, Key]:
+        """Where the value in the slot being read is, as ``(node, key)``."""
+        stack = self.stack
+        if not stack:
+            return None, None
+        top = stack[-1]
+        return self.nodes[-1], len(top) - 1 if type(top) is list else self.keys[-1]
+
+    def _completed(self, value: Any) -> None:
+        """The value in the slot being read is final: give the pair to ``object_pairs_hook``
+        and tell the observer."""
+        stack = self.stack
+        if self.pairs is not None and stack and type(stack[-1]) is dict:
+            self.pairs[-1].append((self.keys[-1], value))
+        observer = self.observer
+        if observer is not None:
+            node, key = self.where()
+            observer.completed(node, key, value)
+
+    def member(self, key: str, value: Any) -> None:
+        self.keys[-1] = key
+        self.scalar(value)
+
+    def scalar(self, value: Any) -> None:
+        self._link(value)
+        observer = self.observer
+        if observer is not None and type(value) is str and self.partial_strings:
+            # Read whole: it has not been reported as it grew, as one read in pieces has.
+            node, key = self.where()
+            observer.started(node, key, "string")
+            if value:
+                observer.appended(node, key, value)
+        self._completed(value)
+
+    def whole(self, value: Any) -> None:
+        if self.observer is None:
+            self._link(value)
+        else:
+            _replay_whole(self, value)
+
+    def open(self, container: Any) -> None:
+        if self.max_depth is not None and len(self.stack) >= self.max_depth:
+            raise DepthError(f"Maximum nesting depth of {self.max_depth} exceeded")
+        self._link(container)
+        if self.pairs is not None:
+            self.pairs.append([])
+        observer = self.observer
+        if observer is not None:
+            node, key = self.where()
+            observer.started(node, key, "array" if type(container) is list else "object")
+            self.nodes.append(Node(node, key))
+        self.stack.append(container)
+        self.keys.append(None)
+
+    def close(self) -> None:
+        """Pop the innermost container and apply the object hooks to it."""
+        stack = self.stack
+        value = stack.pop()
+        self.keys.pop()
+        if self.observer is not None:
+            self.nodes.pop()
+        pairs = self.pairs
+        if pairs is not None:
+            members = pairs.pop()
+            if type(value) is dict:
+                value = self.pairs_hook(members)  # type: ignore[misc]
+                self._relink(value)
+        elif self.object_hook is not None and type(value) is dict:
+            value = self.object_hook(value)
+            self._relink(value)
+        self._completed(value)
+
+    def _relink(self, value: Any) -> None:
+        """Replace the value just closed by what a hook made of it."""
+        self.version += 1
+        stack = self.stack
+        if not stack:
+            self.box[0] = value
+        elif type(top := stack[-1]) is list:
+            top[-1] = value
+        else:
+            top[self.keys[-1]] = value
+
+    def string_start(self) -> None:
+        super().string_start()
+        observer = self.observer
+        if observer is not None and self.slot is not None:
+            self.mark = 0
+            node, key = self.where()
+            observer.started(node, key, "string")
+
+    def string_end(self) -> bool:
+        slot = self.slot
+        if slot is None:
+            s = self.pending[0]
+            if Tree.string_end(self):
+                return True
+            self._completed(s)  # hidden by partial_strings=False: complete at once
+            return False
+        s = slot[self.slot_key]
+        self.slot = None
+        if self.observer is not None:
+            self._report_growth(s)
+        self._completed(s)
+        return False
+
+    def flush(self) -> None:
+        if self.slot is not None and self.observer is not None:
+            self._report_growth(self.slot[self.slot_key])
+
+    def _report_growth(self, s: str) -> None:
+        mark = self.mark
+        if len(s) > mark:
+            node, key = self.where()
+            self.observer.appended(node, key, s[mark:] if mark else s)  # type: ignore[union-attr]
+            self.mark = len(s)
+
+
+def _replay_whole(tree: WatchedTree, value: Any) -> None:
+    """Build ``value`` (a whole array or object) again through the builder interface, so that
+    the observer hears of every value inside it, in document order, as if read piece by piece.
+
+    Objects come as ``Pairs`` (every member, duplicates included, as the text has them), so
+    that a key given twice is reported twice, as the automaton reports it. No recursion: an
+    explicit stack of iterators.
+    """
+    todo: list[Any] = []
+    item = value
+    while True:
+        kind = type(item)
+        if kind is Pairs or kind is list:
+            tree.open({} if kind is Pairs else [])
+            todo.append(iter(item))
+        else:
+            tree.scalar(item)
+        while todo:
+            nxt = next(todo[-1], NOTHING)
+            if nxt is not NOTHING:
+                break
+            todo.pop()
+            tree.close()
+        else:
+            return
+        if type(tree.stack[-1]) is dict:
+            key, item = nxt
+            tree.key(key)
+        else:
+            item = nxt
+
+
+class Pairs(list):  # type: ignore[type-arg]
+    """An object's members as ``(key, value)`` pairs, in order (the C scanner's
+    ``object_pairs_hook`` when the tree is observed)."""
+
+    __slots__ = ()
