@@ -35,19 +35,22 @@ from collections.abc import Callable
 from typing import Any
 
 from ._errors import JSONDecodeError
-from ._fast import FastPaths, LongStrings, Scanner, element, member
+from ._fast import FastPaths, LongStrings, Scanner
 from ._grammar import (
     AFTER,
     ARRAY_START,
     COLON,
     DIGITS,
     DONE,
+    ELEMENT_RE,
     EXPECTING_COLON,
     EXPECTING_COMMA,
     EXPECTING_KEY,
     EXTRA_DATA,
     INCOMPLETE,
     KEY,
+    LITERAL_VALUES,
+    MEMBER_RE,
     NUMBER,
     OBJECT_START,
     SCALAR_STARTS,
@@ -72,8 +75,8 @@ class Automaton(Tokens):
     """Reads JSON text, fragment by fragment, into a builder (see the module docstring)."""
 
     __slots__ = (
-        "element",
-        "member",
+        "elements",
+        "members",
         "scan_min",
         "scanner",
         "stopped",
@@ -103,8 +106,8 @@ class Automaton(Tokens):
         self.scan_min = BEYOND if scan_min is None or hooked or depth is not None else scan_min
         self.long: LongStrings | None = None  # made when first needed
         self.long_min = BEYOND if fast.long_string is None else fast.long_string
-        self.element = element if fast.elements else None
-        self.member = member if fast.members else None
+        self.elements = fast.elements
+        self.members = fast.members
         self.state = VALUE
         self.tail = ""
         self.offset = 0
@@ -175,62 +178,72 @@ class Automaton(Tokens):
     # ------------------------------------------------------------------ the states
 
     def _value(self, buf: str, pos: int, end: int) -> int:
-        """VALUE and ARRAY_START: a value (or ``]`` just after ``[``). After ``[`` it reads
-        on: the first element is this state's too."""
+        """VALUE and ARRAY_START: a value (or ``]`` just after ``[``).
+
+        With the ``elements`` fast path, whole scalar elements of the open array are read one
+        after the other, with their commas, in one regex match each (written out here: a call
+        per element would cost a tenth of the time on arrays of records)."""
+        c = buf[pos]
+        if c in WS:
+            pos = WS_RE.match(buf, pos).end()  # type: ignore[union-attr]
+            if pos == end:
+                return pos
+            c = buf[pos]
         tree = self.tree
         stack = tree.stack
-        while True:
-            c = buf[pos]
-            if c in WS:
-                pos = WS_RE.match(buf, pos).end()  # type: ignore[union-attr]
-                if pos == end:
-                    return pos
-                c = buf[pos]
-            if stack and type(stack[-1]) is list:
-                element = self.element
-                if element is not None and c in SCALAR_STARTS:
-                    # Whole scalar elements, one after the other, while a comma follows.
-                    to_int = self.to_int
-                    to_float = self.to_float
-                    while (read := element(buf, pos, tree, to_int, to_float)) is not None:
-                        pos, state = read
-                        if state is AFTER or pos == end or (c := buf[pos]) not in SCALAR_STARTS:
-                            self.state = state
-                            return pos
-                        self.state = VALUE  # after a comma
-                if c == "]":
-                    if self.state == ARRAY_START:
-                        return self._close(pos)
-                    raise self.fail(TRAILING_COMMA[1], buf, pos)
-            if c == '"':
-                tree.string_start()
-                self.quote = self.offset + pos
-                self.state = STRING
-                return pos + 1
-            if c != "{" and c != "[":
-                if c in DIGITS or (c == "-" and not (self.allow_nan and buf.startswith("-I", pos))):
-                    return self._number_start(buf, pos, end)
-                return self._literal(buf, pos, end)
-            if end - pos >= self.scan_min:
-                scanner = self.scanner
-                if scanner is None:
-                    observed = getattr(tree, "observer", None) is not None
-                    scanner = self.scanner = Scanner(self.allow_nan, observed, self.fast)
-                stop = scanner.offer(buf, pos, self.offset, tree)
-                if stop:
-                    self.state = AFTER if stack else DONE
-                    return stop
+        if stack and type(stack[-1]) is list:
+            if c in SCALAR_STARTS and self.elements:
+                to_int = self.to_int
+                to_float = self.to_float
+                while (m := ELEMENT_RE.match(buf, pos)) is not None:
+                    string, number, fraction, literal, comma = m.groups()
+                    if string is not None:
+                        tree.scalar(string)
+                    elif number is not None:
+                        tree.scalar(to_float(number) if fraction else to_int(number))
+                    else:
+                        tree.scalar(LITERAL_VALUES[literal])
+                    pos = m.end()
+                    if not comma:
+                        self.state = AFTER
+                        return pos
+                    self.state = VALUE
+                    if pos == end or (c := buf[pos]) not in SCALAR_STARTS:
+                        return pos
+            elif c == "]":
+                if self.state == ARRAY_START:
+                    return self._close(pos)
+                raise self.fail(TRAILING_COMMA[1], buf, pos)
+        if c == '"':
+            tree.string_start()
+            self.quote = self.offset + pos
+            self.state = STRING
+            return pos + 1
+        if c == "{" or c == "[":
+            if end - pos >= self.scan_min and (stop := self._offer(buf, pos)):
+                return stop
             try:
                 tree.open({} if c == "{" else [])
             except DepthError as exc:
                 raise self.fail(str(exc), buf, pos) from None
-            pos += 1
-            if c == "{":
-                self.state = OBJECT_START
-                return pos
-            self.state = ARRAY_START
-            if pos == end:
-                return pos
+            self.state = OBJECT_START if c == "{" else ARRAY_START
+            return pos + 1
+        if c in DIGITS or (c == "-" and not (self.allow_nan and buf.startswith("-I", pos))):
+            return self._number_start(buf, pos, end)
+        return self._literal(buf, pos, end)
+
+    def _offer(self, buf: str, pos: int) -> int:
+        """The ``scan_min`` fast path: offer the array or object at ``pos`` whole to the C
+        scanner; return where it ends, or 0."""
+        tree = self.tree
+        scanner = self.scanner
+        if scanner is None:
+            observed = getattr(tree, "observer", None) is not None
+            scanner = self.scanner = Scanner(self.allow_nan, observed, self.fast)
+        stop = scanner.offer(buf, pos, self.offset, tree)
+        if stop:
+            self.state = AFTER if tree.stack else DONE
+        return stop
 
     def _close(self, pos: int) -> int:
         tree = self.tree
@@ -239,7 +252,11 @@ class Automaton(Tokens):
         return pos + 1
 
     def _key(self, buf: str, pos: int, end: int) -> int:
-        """OBJECT_START and KEY: a key (or ``}`` just after ``{``)."""
+        """OBJECT_START and KEY: a key (or ``}`` just after ``{``).
+
+        With the ``members`` fast path, a plain key and its colon, with the whole scalar value
+        and its comma when they are there, are read in one regex match, member after member
+        (written out here, as the elements are in ``_value``)."""
         c = buf[pos]
         if c in WS:
             pos = WS_RE.match(buf, pos).end()  # type: ignore[union-attr]
@@ -247,18 +264,27 @@ class Automaton(Tokens):
                 return pos
             c = buf[pos]
         if c == '"':
-            member = self.member
-            if member is not None:
-                # Whole members, one after the other, while they come with a comma.
-                tree = self.tree
+            tree = self.tree
+            if self.members:
                 to_int = self.to_int
                 to_float = self.to_float
-                while (read := member(buf, pos, tree, to_int, to_float)) is not None:
-                    pos, state = read
-                    if state is not KEY or pos == end or buf[pos] != '"':
-                        self.state = state
+                while (m := MEMBER_RE.match(buf, pos)) is not None:
+                    key, string, number, fraction, literal, comma = m.groups()
+                    pos = m.end()
+                    if string is not None:
+                        tree.member(key, string)
+                    elif number is not None:
+                        tree.member(key, to_float(number) if fraction else to_int(number))
+                    elif literal is not None:
+                        tree.member(key, LITERAL_VALUES[literal])
+                    else:
+                        tree.key(key)
+                        self.state = VALUE
                         return pos
-            self.tree.key_start()
+                    self.state = KEY if comma else AFTER
+                    if not comma or pos == end or buf[pos] != '"':
+                        return pos
+            tree.key_start()
             self.quote = self.offset + pos
             self.state = STRING
             return pos + 1

@@ -14,9 +14,10 @@ another in tests), never module state.
 ==================  ==========================================================================
 ``lane``            inside a visible string, ``Parser.feed`` appends a fragment of string
                     content straight to it without entering the automaton (:class:`Lane`)
-``elements``        a whole scalar array element and its comma in one regex match (:func:`element`)
-``members``         a plain key, its colon, a whole scalar value and its comma in one match
-                    (:func:`member`)
+``elements``        a whole scalar array element and its comma in one regex match, element
+                    after element (written out in ``Automaton._value``)
+``members``         a plain key, its colon, a whole scalar value and its comma in one match,
+                    member after member (written out in ``Automaton._key``)
 ``runs``            plain text and complete escapes in a string, decoded at once by the standard
                     library's C string scanner (:func:`escaped_run`)
 ``long_string``     long string content with escapes decoded by the C string scanner in windows
@@ -37,17 +38,10 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from ._grammar import (
-    AFTER,
-    ELEMENT_RE,
     ESCAPE_START_RE,
-    KEY,
-    LITERAL_VALUES,
     LOW_START_RE,
-    MEMBER_RE,
     RUN_RE,
     SIMPLE_ESCAPES,
-    VALUE,
-    State,
     escape_boundary,
     high_surrogate_ends,
     scanstring,
@@ -61,9 +55,7 @@ __all__ = [
     "Lane",
     "LongStrings",
     "Scanner",
-    "element",
     "escaped_run",
-    "member",
 ]
 
 
@@ -96,49 +88,8 @@ GENERAL: Final = FastPaths(
     plain_tree=False,
 )
 
-Convert = Callable[[str], Any]
 
 # ---------------------------------------------------------------------------- scalars
-
-
-def element(
-    buf: str, pos: int, tree: Tree, to_int: Convert, to_float: Convert
-) -> tuple[int, State] | None:
-    """A whole scalar element of the open array at ``pos``, and its comma: returns the
-    position after them and the state there, or ``None``."""
-    m = ELEMENT_RE.match(buf, pos)
-    if m is None:
-        return None
-    string, number, fraction, literal, comma = m.groups()
-    if string is not None:
-        tree.scalar(string)
-    elif number is not None:
-        tree.scalar(to_float(number) if fraction else to_int(number))
-    else:
-        tree.scalar(LITERAL_VALUES[literal])
-    return m.end(), VALUE if comma else AFTER
-
-
-def member(
-    buf: str, pos: int, tree: Tree, to_int: Convert, to_float: Convert
-) -> tuple[int, State] | None:
-    """A plain key and its colon at ``pos``, with the whole scalar value and the comma after
-    them when they are there: returns the position after what it read and the state there,
-    or ``None``."""
-    m = MEMBER_RE.match(buf, pos)
-    if m is None:
-        return None
-    key, string, number, fraction, literal, comma = m.groups()
-    if string is not None:
-        tree.member(key, string)
-    elif number is not None:
-        tree.member(key, to_float(number) if fraction else to_int(number))
-    elif literal is not None:
-        tree.member(key, LITERAL_VALUES[literal])
-    else:
-        tree.key(key)
-        return m.end(), VALUE
-    return m.end(), KEY if comma else AFTER
 
 
 # ---------------------------------------------------------------------------- strings
@@ -239,12 +190,15 @@ class Lane:
         self.mark = 0
         self.tail = ""
 
-    def arm(self, holder: Any, key: Any, tail: str) -> None:
-        """Enter the string at ``holder[key]``, with ``tail`` (an undecided escape) held."""
-        self.holder = holder
-        self.key = key
+    def arm(self, tree: Tree, automaton: Any) -> Lane:
+        """Enter the open string of ``tree``, taking over what ``automaton`` holds back (an
+        undecided escape); return the lane."""
+        holder = self.holder = tree.slot
+        key = self.key = tree.slot_key
         self.mark = len(holder[key])
-        self.tail = tail
+        self.tail = automaton.tail
+        automaton.tail = ""
+        return self
 
     def leave(self) -> tuple[int, str]:
         """Leave the string: how many characters the lane has read since it was armed, and
@@ -285,7 +239,12 @@ class Lane:
             buf = tail + data
         end = len(buf)
         j = RUN_RE.match(buf).end()  # type: ignore[union-attr]
-        if j >= 6 and buf[j - 6] == "\\" and high_surrogate_ends(buf, 0, j):
+        if (
+            j >= 6
+            and buf[j - 6] == "\\"
+            and buf[j - 3] in "89abAB"  # most escapes are not high surrogates: no call then
+            and high_surrogate_ends(buf, 0, j)
+        ):
             # Held back while what follows may still become its low half.
             if j < end and LOW_START_RE.fullmatch(buf, j) is None:
                 return None

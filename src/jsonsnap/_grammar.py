@@ -55,6 +55,8 @@ class State(IntEnum):
         STRING         text, escapes           STRING                  string_append(text)
                        '"'                     COLON (a key)           string_end()
                                                AFTER|DONE (a value)    string_end()
+                       '"' ':' (a key)         VALUE                   string_end()
+                       '"' ',' (a value)       VALUE (array), KEY      string_end()
         NUMBER         digit '.' 'e' '+' '-'   NUMBER
                        anything else           AFTER|DONE, then read   scalar(number)
         DONE           (nothing but whitespace)
@@ -111,6 +113,9 @@ TRANSITIONS: Final[dict[State, dict[str, frozenset[State]]]] = {
     State.STRING: {
         "text": frozenset({State.STRING}),
         '"': frozenset({State.COLON, State.AFTER, State.DONE}),
+        # The colon after a key, or the comma after a value, read with the quote.
+        '":': frozenset({State.VALUE}),
+        '",': frozenset({State.VALUE, State.KEY}),
     },
     State.NUMBER: {
         "number": frozenset({State.NUMBER}),

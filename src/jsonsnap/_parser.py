@@ -54,7 +54,7 @@ from ._automaton import Automaton
 from ._changes import Change, Path, Recorder
 from ._errors import JSONDecodeError, ParserStateError
 from ._fast import DEFAULT, FastPaths, Lane
-from ._grammar import CONSTANT_VALUES, DONE, PLAIN_CHARS, STRING
+from ._grammar import CONSTANT_VALUES, DONE, PLAIN_CHARS, SIMPLE_ESCAPES, STRING
 from ._tree import NOTHING, Tree, WatchedTree
 
 __all__ = ["Parser", "loads", "parse_partial"]
@@ -176,7 +176,7 @@ class Parser:
         track_changes: bool = False,
         _fast_paths: FastPaths = DEFAULT,
     ) -> None:
-        if not (
+        plain = (
             type(partial_strings)
             is type(partial_numbers)
             is type(partial_literals)
@@ -189,8 +189,9 @@ class Parser:
             and object_hook is None
             and object_pairs_hook is None
             and max_depth is None
-            and not track_changes
-        ):  # anything but the defaults (the common case, checked at once)
+            and not (track_changes or partial_numbers or partial_literals)
+        )
+        if not plain:  # anything but the defaults (checked at once, the common case)
             _check_options(
                 (partial_strings, partial_numbers, partial_literals, allow_nan, track_changes),
                 (parse_float, parse_int, parse_constant, object_hook, object_pairs_hook),
@@ -211,9 +212,13 @@ class Parser:
         )
         self._fast = _fast_paths
         self._recorder: Recorder | None = None
-        self._tree = self._make_tree(watched=track_changes)
-        self._box = self._tree.box
-        self._auto = self._make_automaton()
+        if plain and _fast_paths.plain_tree:
+            tree: Tree = Tree(partial_strings)
+        else:
+            tree = self._make_tree(watched=track_changes)
+        self._tree = tree
+        self._box = tree.box
+        self._auto = Automaton(tree, _fast_paths, self._options)
         self._lanes: Lane | None = None  # made when first needed
         self._arms = _fast_paths.lane  # whether the lane may be taken
         self._lane: Lane | None = None  # the lane while armed (see feed)
@@ -226,19 +231,10 @@ class Parser:
             self._observe(keep=True)
 
     def _make_tree(self, watched: bool) -> Tree:
-        (
-            partial_strings,
-            partial_numbers,
-            partial_literals,
-            _,
-            _,
-            _,
-            _,
-            object_hook,
-            pairs_hook,
-            depth,
-            hooked,
-        ) = self._options
+        """A plain tree, or a watched one for hooks, a depth limit, provisional values or an
+        observer (or when the ``plain_tree`` fast path is off)."""
+        partial_strings, partial_numbers, partial_literals = self._options[:3]
+        object_hook, pairs_hook, depth, hooked = self._options[7:]
         if (
             watched
             or hooked
@@ -248,12 +244,12 @@ class Parser:
             or not self._fast.plain_tree
         ):
             return WatchedTree(
-                partial_strings, object_hook=object_hook, pairs_hook=pairs_hook, max_depth=depth
+                partial_strings,
+                object_hook=object_hook,
+                pairs_hook=pairs_hook,
+                max_depth=depth,
             )
         return Tree(partial_strings)
-
-    def _make_automaton(self) -> Automaton:
-        return Automaton(self._tree, self._fast, self._options)
 
     def _observe(self, keep: bool) -> Recorder:
         """Watch the tree with a change recorder (before anything is read)."""
@@ -265,7 +261,7 @@ class Parser:
             self._box = tree.box
         recorder = self._recorder = Recorder(tree, keep)
         tree.observer = recorder
-        self._auto = self._make_automaton()
+        self._auto = Automaton(tree, self._fast, self._options)
         return recorder
 
     # ------------------------------------------------------------------ reading
@@ -283,20 +279,27 @@ class Parser:
                 plain = data in PLAIN_CHARS  # one plain character: the commonest case
             except (TypeError, ValueError):  # a bytearray or writable memoryview: unhashable
                 plain = False
-            if not lane.tail and (
+            tail = lane.tail
+            if not tail and (
                 plain
                 or (
-                    (type(data) is str and data and '"' not in data and "\\" not in data)
+                    type(data) is str
+                    and data
+                    and '"' not in data
+                    and "\\" not in data
                     and data.isprintable()
                 )
             ):
                 text = data
+            elif data == "\\" and not tail:  # an escape begins: the next fragment says which
+                lane.tail = data
+                return False
+            elif tail == "\\" and type(data) is str and data in SIMPLE_ESCAPES:  # ... this one
+                lane.tail = ""
+                lane.mark -= 1  # two characters read, one shown (see Lane)
+                text = SIMPLE_ESCAPES[data]
             else:
                 text = lane.take(data)  # type: ignore[assignment]
-                if not text:
-                    if text is not None:
-                        return False  # held back
-                    self._leave_lane()
             if text:
                 # _tree.grow, written out: this runs for every character of a long string.
                 holder = lane.holder
@@ -308,6 +311,12 @@ class Parser:
                 if self._notify is not None:
                     self._notify()
                 return True
+            if text is not None:
+                return False  # held back
+            auto = self._auto
+            read, auto.tail = lane.leave()
+            auto.offset += read
+            self._lane = None
         if self._life is not _OPEN or self._busy:
             self._refuse("feed")
         text = data if type(data) is str and self._decoder is None else self._text(data)
@@ -329,7 +338,10 @@ class Parser:
                 if self._notify is not None:
                     self._notify()
             if auto.state is STRING and tree.slot is not None and self._arms:
-                self._arm_lane()
+                if self._lanes is not None and self._decoder is None:
+                    self._lane = self._lanes.arm(tree, auto)
+                else:
+                    self._arm_lane()
         return tree.version != version
 
     def _text(self, data: object) -> str:
@@ -403,11 +415,7 @@ class Parser:
         lanes = self._lanes
         if lanes is None:
             lanes = self._lanes = Lane()
-        auto = self._auto
-        tree = self._tree
-        lanes.arm(tree.slot, tree.slot_key, auto.tail)
-        auto.tail = ""
-        self._lane = lanes
+        self._lane = lanes.arm(self._tree, self._auto)
 
     def _leave_lane(self) -> None:
         """Count what the lane read, and give back what it held."""
@@ -456,9 +464,9 @@ class Parser:
         place. Treat it as read-only; pass ``copy=True`` for an independent copy.
         """
         root = self._box[0]
-        if root is NOTHING:
-            return default
-        return _copy_tree(root) if copy else root
+        if root is not NOTHING:
+            return _copy_tree(root) if copy else root
+        return default
 
     @property
     def done(self) -> bool:

@@ -35,6 +35,7 @@ from ._grammar import (
     INVALID_ESCAPE,
     INVALID_NUMBER,
     INVALID_UNICODE_ESCAPE,
+    KEY,
     LITERAL_VALUES,
     LITERALS,
     LOW_SURROGATE,
@@ -45,6 +46,7 @@ from ._grammar import (
     NUMBER_UNFINISHED,
     PLAIN_RE,
     SIMPLE_ESCAPES,
+    VALUE,
     WS,
     State,
 )
@@ -154,8 +156,10 @@ class Tokens:
                 raise self.fail(BYTE_ORDER_MARK if c == "\ufeff" else EXPECTING_VALUE, buf, pos)
         stop = pos + len(name)
         if buf.startswith(name, pos):
-            self.tree.scalar(self._constant(name))
-            self.state = AFTER if self.tree.stack else DONE
+            value = LITERAL_VALUES.get(name, NOTHING)
+            tree = self.tree
+            tree.scalar(self.constant(name) if value is NOTHING else value)
+            self.state = AFTER if tree.stack else DONE
             return stop
         for i in range(pos + 1, min(stop, end)):
             if buf[i] != name[i - pos]:
@@ -297,11 +301,24 @@ class Tokens:
                 return pos
             c = buf[pos]
             if c == '"':
+                # A colon right after a key, or a comma right after a value, is read with the
+                # closing quote (the COLON and AFTER states' commonest input).
+                pos += 1
                 if tree.string_end():
+                    if pos < end and buf[pos] == ":":
+                        self.state = VALUE
+                        return pos + 1
                     self.state = COLON
+                    return pos
+                stack = tree.stack
+                if not stack:
+                    self.state = DONE
+                elif pos < end and buf[pos] == ",":
+                    self.state = VALUE if type(stack[-1]) is list else KEY
+                    return pos + 1
                 else:
-                    self.state = AFTER if tree.stack else DONE
-                return pos + 1
+                    self.state = AFTER
+                return pos
             if c != "\\":
                 raise self.fail(CONTROL_CHARACTER, buf, pos)
             j = self._escape(buf, pos, end)

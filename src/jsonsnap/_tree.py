@@ -108,8 +108,9 @@ def grow(holder: Any, key: Any, text: str) -> None:
 
     CPython appends to a ``str`` without copying when the string holds the only reference to
     itself; the slot is emptied for the duration of ``s += text`` so that it does. Everything
-    that grows a string goes through here, except the one-character lane in ``Parser.feed``,
-    which inlines these four lines (a call would cost it about 15%).
+    that grows a string goes through here, but for two copies of these four lines where a
+    call would cost too much: :meth:`Tree.append` (every piece of every string) and the lane in
+    ``Parser.feed`` (every character of a long string fed a character at a time).
     """
     s = holder[key]
     holder[key] = None
@@ -179,9 +180,16 @@ class Tree:
         self.stack[-1][key] = value
 
     def open(self, container: Any) -> None:
-        """An array or object begins."""
-        self._link(container)
-        self.stack.append(container)
+        """An array or object begins: linked (``_link``, written out) and pushed."""
+        self.version += 1
+        stack = self.stack
+        if not stack:
+            self.box[0] = container
+        elif type(top := stack[-1]) is list:
+            top.append(container)
+        else:
+            top[self.keys[-1]] = container
+        stack.append(container)
         self.keys.append(None)
 
     def close(self) -> None:
@@ -206,23 +214,34 @@ class Tree:
             self.slot = None
             self.pending[0] = ""
             return
-        self._link("")
+        # Linked (``_link``, written out) where it will grow.
+        self.version += 1
         stack = self.stack
         if not stack:
+            self.box[0] = ""
             self.slot, self.slot_key = self.box, 0
         elif type(top := stack[-1]) is list:
+            top.append("")
             self.slot, self.slot_key = top, -1
         else:
-            self.slot, self.slot_key = top, self.keys[-1]
+            key = self.keys[-1]
+            top[key] = ""
+            self.slot, self.slot_key = top, key
 
     def append(self, text: str) -> None:
         """Decoded text for the open string."""
-        slot = self.slot
-        if slot is None:
-            grow(self.pending, 0, text)
+        holder = self.slot
+        if holder is None:
+            holder = self.pending
+            key = 0
         else:
             self.version += 1
-            grow(slot, self.slot_key, text)
+            key = self.slot_key
+        # grow(), written out: this runs for every piece of every string.
+        s = holder[key]
+        holder[key] = None
+        s += text
+        holder[key] = s
 
     def string_end(self) -> bool:
         """The closing quote was read; return whether the string was a key."""
