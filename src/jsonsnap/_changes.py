@@ -37,7 +37,8 @@ import itertools
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, ClassVar, Final, Literal, TypeAlias
 
-from ._tree import NOTHING, Node, Tree, path_of
+from ._observer import NOTHING, Node, path_of
+from ._tree import Tree
 
 __all__ = [
     "ANY",

@@ -46,7 +46,8 @@ from ._grammar import (
     high_surrogate_ends,
     scanstring,
 )
-from ._tree import Pairs, Tree
+from ._observer import NOTHING
+from ._tree import Tree
 
 __all__ = [
     "DEFAULT",
@@ -267,6 +268,13 @@ class Lane:
 # ---------------------------------------------------------------------------- containers
 
 
+class Pairs(list):  # type: ignore[type-arg]
+    """An object's members as ``(key, value)`` pairs, in order (the C scanner's
+    ``object_pairs_hook`` when the tree is observed)."""
+
+    __slots__ = ()
+
+
 def _refuse_constant(name: str) -> Any:
     raise ValueError(name)
 
@@ -300,10 +308,11 @@ class Scanner:
     input has passed it, so no text is scanned more than twice.
     """
 
-    __slots__ = ("block", "fail", "scan", "top")
+    __slots__ = ("block", "fail", "pairs", "scan", "top")
 
     def __init__(self, allow_nan: bool, pairs: bool, fast: FastPaths) -> None:
         self.scan = _SCANNERS[allow_nan, pairs]
+        self.pairs = pairs
         self.top = fast.scan_top
         # Where the last offer failed, and before where not to offer again (absolute).
         self.fail = self.block = -1
@@ -322,10 +331,49 @@ class Scanner:
         except (ValueError, RecursionError):  # NaN refused, an int too long, or too deep
             stop = len(buf)
         else:
-            tree.whole(value)
+            if self.pairs:
+                rebuild(tree, value)
+            else:
+                tree.whole(value)
             return stop
         stop += base
         if stop == self.fail:
             self.block = stop
         self.fail = stop
         return 0
+
+
+# ---------------------------------------------------------------------------- whole values
+
+
+def rebuild(tree: Tree, value: Any) -> None:
+    """Build ``value`` (a whole array or object the C scanner read) through the builder
+    interface, so that the observer hears of every value inside it, in document order, as if
+    it had been read piece by piece.
+
+    Objects come as ``Pairs`` (every member, duplicates included, as the text has them), so
+    that a key given twice is reported twice, as the automaton reports it. No recursion: an
+    explicit stack of iterators.
+    """
+    todo: list[Any] = []
+    item = value
+    while True:
+        kind = type(item)
+        if kind is Pairs or kind is list:
+            tree.open({} if kind is Pairs else [])
+            todo.append(iter(item))
+        else:
+            tree.scalar(item)
+        while todo:
+            nxt = next(todo[-1], NOTHING)
+            if nxt is not NOTHING:
+                break
+            todo.pop()
+            tree.close()
+        else:
+            return
+        if type(tree.stack[-1]) is dict:
+            key, item = nxt
+            tree.key(key)
+        else:
+            item = nxt

@@ -50,7 +50,8 @@ from ._grammar import (
     WS,
     State,
 )
-from ._tree import NOTHING, Tree, grow
+from ._observer import NOTHING
+from ._tree import Tree, grow
 
 __all__ = ["PROVISIONAL_LIMIT", "SHORT_NUMBER", "Tokens"]
 

@@ -6,7 +6,8 @@ The automaton and the fast paths say *what* they read through the builder interf
     key_start()         a key begins (text via append)     key(text)     a key read whole
     string_start()      a string value begins              append(text)  more of it
     string_end()        the string (value or key) ends     scalar(v)     a whole scalar
-    whole(value)        a whole array or object read at once (the C scanner's)
+    whole(value)        a whole array or object read at once (the C scanner's; when someone
+                        listens, the scanner builds it again through the calls above instead)
     provisional(v)      an unfinished number or literal shown for now; take_back() undoes it
 
 :class:`Tree` owns:
@@ -30,73 +31,35 @@ The builder never sees the input text and never raises a positioned error: it ra
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Final, Protocol
+from typing import Any
 
-__all__ = ["NOTHING", "DepthError", "Node", "Observer", "Tree", "WatchedTree", "grow"]
+from ._observer import NOTHING, Key, Node, Observer
 
-
-class _Nothing:
-    """The one "nothing yet" marker: a slot with no value to show."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return "<nothing yet>"
+__all__ = ["DepthError", "Tree", "WatchedTree", "copy_value", "grow"]
 
 
-NOTHING: Final[Any] = _Nothing()
-
-Key = str | int | None
-
-
-class Node:
-    """An open (or closed) container's place in the tree: its parent's node (``None`` for the
-    root value) and its key or index there. Paths are made from nodes only when asked for, so
-    reporting a value at depth 10,000 costs no more than at depth 1."""
-
-    __slots__ = ("depth", "key", "memo", "parent", "path_cache")
-
-    def __init__(self, parent: Node | None, key: Key) -> None:
-        self.parent = parent
-        self.key = key
-        self.depth: int = 0 if parent is None else parent.depth + 1
-        self.path_cache: tuple[str | int, ...] | None = None
-        # Answers memoised per subscription, by the change recorder.
-        self.memo: dict[int, bool] | None = None
-
-    def path(self) -> tuple[str | int, ...]:
-        """The path of this container from the root."""
-        cached = self.path_cache
-        if cached is None:
-            keys: list[str | int] = []
-            node: Node | None = self
-            while node is not None and node.path_cache is None:
-                if node.parent is not None:
-                    keys.append(node.key)  # type: ignore[arg-type]
-                node = node.parent
-            keys.reverse()
-            cached = self.path_cache = (*(node.path_cache if node else ()), *keys)  # type: ignore[misc]
-        return cached
-
-
-def path_of(node: Node | None, key: Key) -> tuple[str | int, ...]:
-    """The path of the value at ``key`` in the container of ``node`` (the root for ``None``)."""
-    if node is None:
-        return ()
-    return (*node.path(), key)  # type: ignore[arg-type]
-
-
-class Observer(Protocol):
-    """What hears about the value as it is built (the change recorder; a schema checker)."""
-
-    def started(self, node: Node | None, key: Key, kind: str) -> None:
-        """An empty array, object or string (``kind``) appeared."""
-
-    def appended(self, node: Node | None, key: Key, text: str) -> None:
-        """The open string grew by ``text`` (reported when the tree is flushed)."""
-
-    def completed(self, node: Node | None, key: Key, value: Any) -> None:
-        """The value is final (after the object hooks)."""
+def copy_value(value: Any) -> Any:
+    """An independent copy of the lists and dicts in ``value``, without recursion."""
+    kind = type(value)
+    if kind is not list and kind is not dict:
+        return value
+    root: Any = kind()
+    todo: list[tuple[Any, Any]] = [(value, root)]
+    while todo:
+        src, dst = todo.pop()
+        if type(src) is list:
+            dst.extend(src)
+            items: Any = enumerate(src)
+        else:
+            dst.update(src)
+            items = src.items()
+        for key, item in items:
+            kind = type(item)
+            if kind is list or kind is dict:
+                child: Any = kind()
+                dst[key] = child
+                todo.append((item, child))
+    return root
 
 
 class DepthError(Exception):
@@ -400,12 +363,6 @@ class WatchedTree(Tree):
                 observer.appended(node, key, value)
         self._completed(value)
 
-    def whole(self, value: Any) -> None:
-        if self.observer is None:
-            self._link(value)
-        else:
-            _replay_whole(self, value)
-
     def open(self, container: Any) -> None:
         if self.max_depth is not None and len(self.stack) >= self.max_depth:
             raise DepthError(f"Maximum nesting depth of {self.max_depth} exceeded")
@@ -482,42 +439,3 @@ class WatchedTree(Tree):
             node, key = self.where()
             self.observer.appended(node, key, s[mark:] if mark else s)  # type: ignore[union-attr]
             self.mark = len(s)
-
-
-def _replay_whole(tree: WatchedTree, value: Any) -> None:
-    """Build ``value`` (a whole array or object) again through the builder interface, so that
-    the observer hears of every value inside it, in document order, as if read piece by piece.
-
-    Objects come as ``Pairs`` (every member, duplicates included, as the text has them), so
-    that a key given twice is reported twice, as the automaton reports it. No recursion: an
-    explicit stack of iterators.
-    """
-    todo: list[Any] = []
-    item = value
-    while True:
-        kind = type(item)
-        if kind is Pairs or kind is list:
-            tree.open({} if kind is Pairs else [])
-            todo.append(iter(item))
-        else:
-            tree.scalar(item)
-        while todo:
-            nxt = next(todo[-1], NOTHING)
-            if nxt is not NOTHING:
-                break
-            todo.pop()
-            tree.close()
-        else:
-            return
-        if type(tree.stack[-1]) is dict:
-            key, item = nxt
-            tree.key(key)
-        else:
-            item = nxt
-
-
-class Pairs(list):  # type: ignore[type-arg]
-    """An object's members as ``(key, value)`` pairs, in order (the C scanner's
-    ``object_pairs_hook`` when the tree is observed)."""
-
-    __slots__ = ()
