@@ -1030,3 +1030,59 @@ def test_chunking_helpers_cover_the_docs() -> None:
     labels = [label for label, _ in chunkings(DOC_ITEMS)]
     assert "whole" in labels and "1-char" in labels and len(labels) > 10
     assert list(itertools.islice(chunkings(""), 1)) == [("whole", [""])]
+
+
+# --------------------------------------------------------------------------- subscriptions
+
+
+@settings(max_examples=examples(150))
+@given(
+    case=strategies.chunked(strategies.json_documents()),
+    data=st.data(),
+    under=st.booleans(),
+    kinds=st.sampled_from([None, (Started,), (Appended,), (Completed,), (Started, Completed)]),
+)
+def test_a_subscription_gets_what_matches_says(
+    case: tuple[str, list[str]],
+    data: st.DataObject,
+    under: bool,
+    kinds: tuple[type[Change], ...] | None,
+) -> None:
+    """Subscribed at any fragment, with a pattern made from a path of the document (some keys
+    and indices replaced by ANY), a subscription receives exactly the later records that
+    ``matches`` accepts, of the kinds asked for. (The recorder matches records as they are
+    made, against where the open containers stand; ``matches`` reads the whole path.)"""
+    _, fragments = case
+    everything = jsonsnap.Parser(track_changes=True)
+    for fragment in fragments:
+        everything.feed(fragment)
+    everything.close()
+    # Deep paths and few wildcards: patterns that part of the document matches, and not all.
+    paths = sorted({record.path for record in everything.changes()}, key=len)
+    path = data.draw(st.sampled_from(paths[len(paths) // 2 :]))
+    pattern = tuple(data.draw(st.sampled_from([step, step, step, ANY])) for step in path)
+    pattern = pattern[: data.draw(st.integers(len(pattern) // 2, len(pattern)))]
+    at = data.draw(st.integers(0, len(fragments)))
+
+    parser = jsonsnap.Parser(track_changes=True)
+    got: list[Change] = []
+    later: list[Change] = []
+    for i, fragment in enumerate(fragments):
+        if i == at:
+            parser.changes()  # what came before is not for the subscriber
+            parser.subscribe(pattern, got.append, under=under, kinds=kinds)
+        parser.feed(fragment)
+        if i >= at:
+            later += parser.changes()
+    if at == len(fragments):
+        parser.changes()
+        parser.subscribe(pattern, got.append, under=under, kinds=kinds)
+    parser.close()
+    later += parser.changes()
+    expected = [
+        record
+        for record in later
+        if (kinds is None or type(record) in kinds)
+        and jsonsnap.matches(pattern, record.path, under=under)
+    ]
+    assert coalesce(got) == coalesce(expected), (pattern, under, kinds, at)

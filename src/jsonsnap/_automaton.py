@@ -83,7 +83,7 @@ class Automaton(Tokens):
     )
 
     def __init__(self, tree: Tree, fast: FastPaths, options: tuple[Any, ...]) -> None:
-        """``options`` is the parser's resolved options (see ``_parser._Options``)."""
+        """``options`` is the parser's resolved options (see ``_options.Options``)."""
         self.tree = tree
         self.fast = fast
         (

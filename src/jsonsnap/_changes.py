@@ -33,12 +33,11 @@ bookkeeping at all.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, ClassVar, Final, Literal, TypeAlias
 
-from ._observer import NOTHING, Node, path_of
-from ._tree import Tree
+from ._observer import NOTHING, Key, Node, depth_of, path_of
+from ._tree import WatchedTree
 
 __all__ = [
     "ANY",
@@ -53,7 +52,6 @@ __all__ = [
 ]
 
 Path: TypeAlias = tuple[str | int, ...]
-Key = str | int | None
 
 
 class _Record:
@@ -152,10 +150,11 @@ Change: TypeAlias = Started | Appended | Completed
 _new = object.__new__
 
 
-def _record(cls: type[Change], node: Node | None, key: Key, data: Any) -> Any:
-    """A record made by the recorder: its path is made from ``node`` and ``key`` when read."""
+def _record(cls: type[Change], parent: Node | None, key: Key, data: Any) -> Any:
+    """A record made by the recorder: its path is made from ``parent`` and ``key`` when
+    read."""
     record = _new(cls)
-    record._node = node
+    record._node = parent
     record._key = key
     record._path = None
     record._data = data
@@ -190,11 +189,16 @@ def matches(pattern: Sequence[object], path: Path, *, under: bool = False) -> bo
     return all(_component(want, got) for want, got in zip(pattern, path, strict=False))
 
 
-_serial = itertools.count()
-
-
 class _Subscription:
-    __slots__ = ("callback", "ident", "kinds", "pattern", "under")
+    """A pattern, the records it takes, and where the open containers stand against it.
+
+    ``fits`` has an entry per open container, outermost first: whether the container's path
+    agrees with the pattern as far as both go. The recorder pushes an entry when a container
+    starts and pops it when the container completes, so a record is matched against its
+    container's entry and its own key: a few steps at any depth.
+    """
+
+    __slots__ = ("active", "callback", "fits", "kinds", "pattern", "under")
 
     def __init__(
         self,
@@ -202,85 +206,98 @@ class _Subscription:
         callback: Callable[[Any], object],
         under: bool,
         kinds: tuple[type[Change], ...] | None,
+        open_containers: Sequence[Node],
     ) -> None:
         self.pattern = pattern
         self.callback = callback
         self.under = under
         self.kinds = kinds
-        self.ident = next(_serial)  # the key of its answers on the nodes
+        self.active = True
+        self.fits: list[bool] = []
+        for where in open_containers:
+            self.push(where[0], where[1])
 
-    def fits(self, node: Node) -> bool:
-        """Whether the path of ``node`` agrees with the pattern as far as both go (memoised on
-        the nodes, so that each node is looked at once per subscription)."""
-        pattern = self.pattern
-        size = len(pattern)
-        ident = self.ident
-        todo: list[Node] = []
-        walk: Node | None = node
-        answer = True
-        while walk is not None:
-            memo = walk.memo
-            if memo is not None and ident in memo:
-                answer = memo[ident]
-                break
-            todo.append(walk)
-            walk = walk.parent
-        for step in reversed(todo):
-            depth = step.depth
-            if answer and 0 < depth <= size:
-                answer = _component(pattern[depth - 1], step.key)
-            if step.memo is None:
-                step.memo = {}
-            step.memo[ident] = answer
-        return answer
+    def push(self, parent: Node | None, key: Key) -> None:
+        """A container starts at ``key`` in the container of ``parent``."""
+        depth = depth_of(parent)
+        fits = self.fits[-1] if self.fits else True
+        if fits and 0 < depth <= len(self.pattern):
+            fits = _component(self.pattern[depth - 1], key)
+        self.fits.append(fits)
 
-    def wants(self, record: _Record) -> bool:
-        """Whether this subscription receives ``record``."""
-        if self.kinds is not None and type(record) not in self.kinds:
+    def wants(self, kind: type[Change], parent: Node | None, key: Key) -> bool:
+        """Whether a record of ``kind`` about the value at ``key`` in the container of
+        ``parent`` (the innermost open one) is for this subscription."""
+        if self.kinds is not None and kind not in self.kinds:
             return False
-        if record._path is not None:  # made by hand, or its path was read already
-            return matches(self.pattern, record.path, under=self.under)
-        node = record._node
+        depth = depth_of(parent)
         size = len(self.pattern)
-        if node is None:  # the root value
-            return size == 0
-        depth = node.depth + 1
         if depth < size or (depth > size and not self.under):
             return False
-        if depth == size and not _component(self.pattern[-1], record._key):
+        if depth == 0:
+            return True  # the root value, and an empty pattern
+        if depth == size and not _component(self.pattern[-1], key):
             return False
-        return self.fits(node)
+        return self.fits[-1]
 
 
 class Recorder:
     """The observer that makes change records and hands them out.
 
-    ``records`` holds the records not handed out by ``take()`` (with ``keep``, for
-    ``changes()``) or not yet delivered to the subscribers (``delivered`` counts those that
-    were).
+    ``records`` holds the records for ``changes()`` (with ``keep``) until ``take()`` hands them
+    out; ``outbox`` holds each record some subscription wants, with those subscriptions, until
+    ``dispatch()`` delivers them. A record is matched when it is made, against where the open
+    containers stand (see :class:`_Subscription`).
     """
 
-    __slots__ = ("delivered", "keep", "records", "route", "subs", "tree")
+    __slots__ = ("keep", "last", "outbox", "records", "subs", "tree")
 
-    def __init__(self, tree: Tree, keep: bool) -> None:
+    def __init__(self, tree: WatchedTree, keep: bool) -> None:
         self.tree = tree
         self.keep = keep  # records kept for changes(), not only for subscribers
         self.records: list[Any] = []
-        self.delivered = 0
+        self.outbox: list[tuple[Any, list[_Subscription]]] = []
         self.subs: list[_Subscription] = []
-        # The subscriptions of the string the last Appended record was about.
-        self.route: tuple[Node | None, Key, list[_Subscription]] | None = None
+        # The string the last Appended record was about, and its subscriptions.
+        self.last: tuple[Node | None, Key, list[_Subscription]] | None = None
 
     # ------------------------------------------------------------------ the observer
 
-    def started(self, node: Node | None, key: Key, kind: str) -> None:
-        self.records.append(_record(Started, node, key, kind))
+    def started(self, parent: Node | None, key: Key, kind: str) -> None:
+        self._add(_record(Started, parent, key, kind), Started, parent, key)
+        if kind != "string":
+            for sub in self.subs:
+                sub.push(parent, key)
 
-    def appended(self, node: Node | None, key: Key, text: str) -> None:
-        self.records.append(_record(Appended, node, key, text))
+    def appended(self, parent: Node | None, key: Key, text: str) -> None:
+        record = _record(Appended, parent, key, text)
+        if self.keep:
+            self.records.append(record)
+        if self.subs:
+            last = self.last
+            if last is not None and last[0] is parent and last[1] == key:
+                wanted = last[2]  # more of the string the last record was about
+            else:
+                wanted = [sub for sub in self.subs if sub.wants(Appended, parent, key)]
+                self.last = (parent, key, wanted)
+            if wanted:
+                self.outbox.append((record, wanted))
 
-    def completed(self, node: Node | None, key: Key, value: Any) -> None:
-        self.records.append(_record(Completed, node, key, value))
+    def completed(self, parent: Node | None, key: Key, value: Any) -> None:
+        depth = depth_of(parent)
+        for sub in self.subs:
+            if len(sub.fits) > depth:  # a container that ends: it is open no more
+                sub.fits.pop()
+        self._add(_record(Completed, parent, key, value), Completed, parent, key)
+
+    def _add(self, record: Any, kind: type[Change], parent: Node | None, key: Key) -> None:
+        self.last = None
+        if self.keep:
+            self.records.append(record)
+        if self.subs:
+            wanted = [sub for sub in self.subs if sub.wants(kind, parent, key)]
+            if wanted:
+                self.outbox.append((record, wanted))
 
     # ------------------------------------------------------------------ handing out
 
@@ -289,7 +306,6 @@ class Recorder:
         self.tree.flush()
         records = self.records
         self.records = []
-        self.delivered = 0
         return records
 
     def subscribe(
@@ -299,53 +315,42 @@ class Recorder:
         under: bool,
         kinds: tuple[type[Change], ...] | None,
     ) -> Callable[[], None]:
-        if not self.subs:  # the records so far were for changes() only
-            self.tree.flush()
-            self.delivered = len(self.records)
-        sub = _Subscription(pattern, callback, under, kinds)
+        self.tree.flush()  # growth so far is not for the new subscriber
+        sub = _Subscription(pattern, callback, under, kinds, self.tree.nodes)
         self.subs.append(sub)
-        self.route = None
+        self.last = None
 
         def cancel() -> None:
-            if sub in self.subs:
+            if sub.active:
+                sub.active = False
                 self.subs.remove(sub)
-                self.route = None
+                self.last = None
 
         return cancel
 
     def dispatch(self) -> None:
-        """Hand the records not yet delivered to the subscribers, in order.
+        """Hand the records made since the last call to their subscribers, in order.
 
         A callback that raises does not stop the delivery: every record still reaches every
         other subscription, and the first exception is raised again at the end.
         """
         self.tree.flush()
-        records = self.records
-        start = self.delivered
-        self.delivered = len(records)
-        if not self.keep:
-            self.records = []
-            self.delivered = 0
+        outbox = self.outbox
+        if not outbox:
+            return
+        self.outbox = []
         failure: BaseException | None = None
-        for record in records[start:]:
-            for sub in self._receivers(record):
+        for record, subs in outbox:
+            for sub in subs:
+                if not sub.active:
+                    continue
                 try:
                     sub.callback(record)
-                except Exception as exc:  # noqa: PERF203 - one try per callback, on purpose
+                except Exception as exc:
                     if failure is None:
                         failure = exc
         if failure is not None:
             raise failure
-
-    def _receivers(self, record: _Record) -> list[_Subscription]:
-        if type(record) is Appended:
-            route = self.route
-            if route is not None and route[0] is record._node and route[1] == record._key:
-                return route[2]  # more of the string the last records were about
-            subs = [sub for sub in self.subs if sub.wants(record)]
-            self.route = (record._node, record._key, subs)
-            return subs
-        return [sub for sub in self.subs if sub.wants(record)]
 
 
 _EMPTY: Final[dict[str, Callable[[], Any]]] = {"array": list, "object": dict, "string": str}

@@ -7,13 +7,17 @@ root value) and its key or index there. A node knows its parent, so a path is ma
 someone asks for it, and reporting a value 10,000 levels deep costs what reporting one at the
 top does. This module owns those nodes and paths, and the one "nothing yet" marker; it builds
 and reads no value.
+
+The tree reports in document order and while the parts are being built, so an observer can
+keep its own stack of the open containers: a container's ``started`` comes before anything
+inside it, and its ``completed`` after (and after the tree has left it).
 """
 
 from __future__ import annotations
 
 from typing import Any, Final, Protocol
 
-__all__ = ["NOTHING", "Key", "Node", "Observer", "path_of"]
+__all__ = ["NOTHING", "Key", "Node", "Observer", "depth_of", "node", "path_of"]
 
 
 class _Nothing:
@@ -30,41 +34,34 @@ NOTHING: Final[Any] = _Nothing()
 Key = str | int | None
 
 
-class Node:
-    """An open (or closed) container's place in the tree: its parent's node (``None`` for the
-    root value) and its key or index there. Paths are made from nodes only when asked for, so
-    reporting a value at depth 10,000 costs no more than at depth 1."""
-
-    __slots__ = ("depth", "key", "memo", "parent", "path_cache")
-
-    def __init__(self, parent: Node | None, key: Key) -> None:
-        self.parent = parent
-        self.key = key
-        self.depth: int = 0 if parent is None else parent.depth + 1
-        self.path_cache: tuple[str | int, ...] | None = None
-        # Answers memoised per subscription, by the change recorder.
-        self.memo: dict[int, bool] | None = None
-
-    def path(self) -> tuple[str | int, ...]:
-        """The path of this container from the root."""
-        cached = self.path_cache
-        if cached is None:
-            keys: list[str | int] = []
-            node: Node | None = self
-            while node is not None and node.path_cache is None:
-                if node.parent is not None:
-                    keys.append(node.key)  # type: ignore[arg-type]
-                node = node.parent
-            keys.reverse()
-            cached = self.path_cache = (*(node.path_cache if node else ()), *keys)  # type: ignore[misc]
-        return cached
+#: Where an open (or closed) array or object is: the :data:`Node` of the container that holds
+#: it (``None`` for the root value), its key or index there, and its depth (0 for the root).
+#: A plain tuple: once the garbage collector has seen one whose parent it has seen, it stops
+#: looking at it, so a million nested containers add nothing to each collection.
+Node = tuple[Any, Key, int]
 
 
-def path_of(node: Node | None, key: Key) -> tuple[str | int, ...]:
-    """The path of the value at ``key`` in the container of ``node`` (the root for ``None``)."""
-    if node is None:
+def node(parent: Node | None, key: Key) -> Node:
+    """The place of a container that ``key`` holds in the container of ``parent``."""
+    return (parent, key, 0 if parent is None else parent[2] + 1)
+
+
+def depth_of(parent: Node | None) -> int:
+    """The depth (the length of the path) of a value in the container of ``parent``."""
+    return 0 if parent is None else parent[2] + 1
+
+
+def path_of(parent: Node | None, key: Key) -> tuple[str | int, ...]:
+    """The path of the value at ``key`` in the container of ``parent`` (the root for ``None``),
+    made by walking up: its cost is the path's length, paid only when a path is asked for."""
+    if parent is None:
         return ()
-    return (*node.path(), key)  # type: ignore[arg-type]
+    keys: list[Any] = [key]
+    while parent[0] is not None:
+        keys.append(parent[1])
+        parent = parent[0]
+    keys.reverse()
+    return tuple(keys)
 
 
 class Observer(Protocol):

@@ -4,7 +4,7 @@
 NUMBER, a value's first characters (a literal, a number), escapes and surrogate pairs; and the
 one place that turns a place in the input into a positioned ``JSONDecodeError``. The other half,
 :class:`~jsonsnap._automaton.Automaton` (which derives from it), drives the states and reads the
-structure between tokens; the attributes both use are declared there.
+structure between tokens; the attributes both use are declared here.
 
 A token is read from a position and the method returns the position after it, or ``~pos`` when
 the input ends before the token at ``pos`` can be decided (it is then held in the tail and read

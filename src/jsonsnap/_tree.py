@@ -6,6 +6,7 @@ The automaton and the fast paths say *what* they read through the builder interf
     key_start()         a key begins (text via append)     key(text)     a key read whole
     string_start()      a string value begins              append(text)  more of it
     string_end()        the string (value or key) ends     scalar(v)     a whole scalar
+    member(key, v)      a key and its scalar value, read whole
     whole(value)        a whole array or object read at once (the C scanner's; when someone
                         listens, the scanner builds it again through the calls above instead)
     provisional(v)      an unfinished number or literal shown for now; take_back() undoes it
@@ -14,14 +15,18 @@ The automaton and the fast paths say *what* they read through the builder interf
 
 - the root slot (``box[0]``) and the open containers (``stack``, with the key being read in
   each, ``keys``): the snapshot *is* the root value, and it grows in place;
-- the one place that links a value into its parent (``_link``), the one that counts changes to
-  the snapshot (``version``), and the one that appends to the open string (``grow``);
+- linking a value into its parent: ``_link``, which ``open``, ``string_start`` and
+  ``member`` write out for speed (a call each would cost several percent on many small
+  values; :class:`WatchedTree` overrides all four, so that nothing is linked unreported);
+  counting changes to the snapshot (``version``); growing the open string (``append``, see
+  :func:`grow`);
 - provisional values (``partial_numbers``, ``partial_literals``).
 
 :class:`WatchedTree` adds the object hooks, ``max_depth`` and the observer: every value that
 appears, grows or completes is reported to the observer with where it is, as ``(node, key)``:
-the :class:`Node` of the container that holds it (``None`` for the root) and its key or index
-there. A parser that has none of these uses the plain :class:`Tree` and pays nothing for them.
+the node (``_observer.Node``) of the container that holds it (``None`` for the root) and its
+key or index there. A parser that has none of these uses the plain :class:`Tree` and pays
+nothing for them.
 
 The builder never sees the input text and never raises a positioned error: it raises
 :class:`DepthError` and the automaton, which knows where it is, turns that into a
@@ -33,7 +38,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ._observer import NOTHING, Key, Node, Observer
+from ._observer import NOTHING, Key, Node, Observer, node
 
 __all__ = ["DepthError", "Tree", "WatchedTree", "copy_value", "grow"]
 
@@ -300,11 +305,20 @@ class Tree:
 class WatchedTree(Tree):
     """A :class:`Tree` with object hooks, a depth limit and an observer.
 
-    Each open container has a :class:`Node` (``nodes``, beside ``stack``) when observed, so
+    Each open container has a node (``nodes``, beside ``stack``) when observed, so
     that reports say where a value is without building its path.
     """
 
-    __slots__ = ("mark", "max_depth", "nodes", "object_hook", "observer", "pairs", "pairs_hook")
+    __slots__ = (
+        "mark",
+        "max_depth",
+        "nodes",
+        "object_hook",
+        "observer",
+        "open_string",
+        "pairs",
+        "pairs_hook",
+    )
 
     def __init__(
         self,
@@ -323,6 +337,7 @@ class WatchedTree(Tree):
         self.observer: Observer | None = None
         self.nodes: list[Node] = []
         self.mark = 0  # how much of the open string has been reported
+        self.open_string: tuple[Node | None, Key] = (None, None)  # where it is
 
     def _link(self, value: Any) -> None:
         if self.retracted is not None and self._same_as_retracted(value):
@@ -345,8 +360,8 @@ class WatchedTree(Tree):
             self.pairs[-1].append((self.keys[-1], value))
         observer = self.observer
         if observer is not None:
-            node, key = self.where()
-            observer.completed(node, key, value)
+            where, key = self.where()
+            observer.completed(where, key, value)
 
     def member(self, key: str, value: Any) -> None:
         self.keys[-1] = key
@@ -357,10 +372,10 @@ class WatchedTree(Tree):
         observer = self.observer
         if observer is not None and type(value) is str and self.partial_strings:
             # Read whole: it has not been reported as it grew, as one read in pieces has.
-            node, key = self.where()
-            observer.started(node, key, "string")
+            where, key = self.where()
+            observer.started(where, key, "string")
             if value:
-                observer.appended(node, key, value)
+                observer.appended(where, key, value)
         self._completed(value)
 
     def open(self, container: Any) -> None:
@@ -371,9 +386,9 @@ class WatchedTree(Tree):
             self.pairs.append([])
         observer = self.observer
         if observer is not None:
-            node, key = self.where()
-            observer.started(node, key, "array" if type(container) is list else "object")
-            self.nodes.append(Node(node, key))
+            where, key = self.where()
+            observer.started(where, key, "array" if type(container) is list else "object")
+            self.nodes.append(node(where, key))
         self.stack.append(container)
         self.keys.append(None)
 
@@ -411,8 +426,8 @@ class WatchedTree(Tree):
         observer = self.observer
         if observer is not None and self.slot is not None:
             self.mark = 0
-            node, key = self.where()
-            observer.started(node, key, "string")
+            self.open_string = where, key = self.where()
+            observer.started(where, key, "string")
 
     def string_end(self) -> bool:
         slot = self.slot
@@ -436,6 +451,6 @@ class WatchedTree(Tree):
     def _report_growth(self, s: str) -> None:
         mark = self.mark
         if len(s) > mark:
-            node, key = self.where()
-            self.observer.appended(node, key, s[mark:] if mark else s)  # type: ignore[union-attr]
+            where, key = self.open_string
+            self.observer.appended(where, key, s[mark:] if mark else s)  # type: ignore[union-attr]
             self.mark = len(s)
