@@ -5,15 +5,21 @@
     python3 dev.py test    # the whole test suite, then mypy --strict and ruff
     python3 dev.py bench   # the benchmarks against json.loads and the peers (see README)
 
-Each task creates ``.venv`` in the checkout on first use and installs what it needs into it
-(again only when ``pyproject.toml`` changes). Extra arguments go to the tool (``pytest`` for
-``test``).
+Each task creates ``.venv`` in the checkout on first use and installs jsonsnap into it
+(editable), with the dependency groups of ``pyproject.toml`` the task needs (``test`` and
+``lint`` for ``test``, ``bench`` for ``bench``). It installs again only when what it installed
+from changes: the ``[build-system]``, ``[project]`` or ``[dependency-groups]`` tables (on
+Python 3.10, which has no ``tomllib``, any change to ``pyproject.toml``). ``pip install --group``
+needs pip 25.1, so the pip inside ``.venv`` (never another) is upgraded first when it is older.
+Extra arguments go to the tool (``pytest`` for ``test``).
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
+import re
 import subprocess
 import sys
 import venv
@@ -23,21 +29,46 @@ ROOT = Path(__file__).resolve().parent
 VENV = ROOT / ".venv"
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 PYTHON = BIN / ("python.exe" if os.name == "nt" else "python")
+#: The first pip with ``pip install --group`` (PEP 735 dependency groups).
+PIP_WITH_GROUPS = (25, 1)
 
 
-def ensure_env(extras: str) -> None:
-    """Create the virtual environment and install the project with ``extras`` when needed."""
+def install_inputs(groups: tuple[str, ...]) -> bytes:
+    """What an install of ``groups`` depends on, to tell when it must be done again."""
+    text = (ROOT / "pyproject.toml").read_bytes()
+    if sys.version_info >= (3, 11):
+        import tomllib
+
+        config = tomllib.loads(text.decode())
+        tables = ("build-system", "project", "dependency-groups")
+        text = json.dumps({name: config.get(name) for name in tables}, sort_keys=True).encode()
+    return text + json.dumps(groups).encode()
+
+
+def pip_version() -> tuple[int, ...]:
+    """The version of the pip in ``.venv``, as ``(major, minor)``."""
+    out = subprocess.run(
+        [str(PYTHON), "-m", "pip", "--version"], capture_output=True, text=True, check=True
+    ).stdout  # "pip 23.2.1 from ... (python 3.11)"
+    return tuple(int(part) for part in re.findall(r"\d+", out.split()[1])[:2])
+
+
+def ensure_env(*groups: str) -> None:
+    """Create the virtual environment, and install the project with ``groups`` when needed."""
     if not PYTHON.exists():
         print(f"creating {VENV.relative_to(ROOT)} ...", flush=True)
         venv.EnvBuilder(with_pip=True).create(VENV)
-    digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes() + extras.encode()).hexdigest()
-    stamp = VENV / f".installed-{extras or 'base'}"
+    digest = hashlib.sha256(install_inputs(groups)).hexdigest()
+    stamp = VENV / f".installed-{'+'.join(groups) or 'base'}"
     if stamp.exists() and stamp.read_text() == digest:
         return
-    target = f".[{extras}]" if extras else "."
-    print(f"installing {target} into .venv ...", flush=True)
     pip = [str(PYTHON), "-m", "pip", "--disable-pip-version-check", "-q"]
-    subprocess.run([*pip, "install", "-e", target], cwd=ROOT, check=True)
+    if groups and pip_version() < PIP_WITH_GROUPS:
+        print("upgrading pip in .venv (dependency groups need pip 25.1) ...", flush=True)
+        subprocess.run([*pip, "install", "--upgrade", "pip>=25.1"], cwd=ROOT, check=True)
+    options = [arg for group in groups for arg in ("--group", group)]
+    print(f"installing {' '.join(['jsonsnap', *options])} into .venv ...", flush=True)
+    subprocess.run([*pip, "install", "-e", ".", *options], cwd=ROOT, check=True)
     stamp.write_text(digest)
 
 
@@ -49,11 +80,11 @@ def run(*cmd: str) -> int:
 def main(argv: list[str]) -> int:
     task, args = (argv[0], argv[1:]) if argv else ("help", [])
     if task == "demo":
-        ensure_env("")
+        ensure_env()
         fixture = "fixtures/anthropic/text_then_write_file.sse"
         return run(str(PYTHON), "-m", "jsonsnap", "replay", fixture, *args)
     if task == "test":
-        ensure_env("test,lint")
+        ensure_env("test", "lint")
         status = run(str(PYTHON), "-m", "pytest", *args)
         if status == 0:
             status = run(str(PYTHON), "-m", "mypy")
