@@ -2,11 +2,12 @@
 
     .venv/bin/python docs/capture.py    # after `python3 dev.py test` has installed pyte
 
-Runs ``python -m jsonsnap replay fixtures/anthropic/text_then_write_file.sse`` on a pty of
-100x28, plays what it wrote into the ``pyte`` terminal emulator, takes the screen at a few
-moments (the text typed, the file's panel growing, the final state), and writes them as an
-animated SVG that loops through them. Dim text (which the emulator does not model) is drawn
-grey.
+Runs ``python -m jsonsnap replay fixtures/anthropic/text_then_write_file.sse --speed 4`` on a
+pty of 100x28 (at a speed that gives the live region a few dozen frames: it is redrawn at most
+30 times a second), plays what it wrote into the ``pyte`` terminal emulator, takes the screen
+at a few moments (the text typed, the file's panel growing, the final state), and writes them
+as an animated SVG that loops through them. Dim text (which the emulator does not model) is
+drawn grey.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ def record() -> bytes:
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLUMNS, 0, 0))
     env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"} | {"TERM": "xterm-256color"}
-    command = [sys.executable, "-m", "jsonsnap", "replay", str(FIXTURE), "--no-delay"]
+    command = [sys.executable, "-m", "jsonsnap", "replay", str(FIXTURE), "--speed", "4"]
     process = subprocess.Popen(command, stdout=slave, stderr=slave, env=env, cwd=ROOT)
     os.close(slave)
     output = bytearray()

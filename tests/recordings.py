@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, Final
@@ -99,3 +100,26 @@ def assert_same_json(want: Any, got: Any, label: str) -> None:
     and the APIs do not promise an order), types strictly (``1``, ``1.0`` and ``true`` differ)."""
     difference = diff(want, got, key_order=False)
     assert difference is None, f"{label}: {difference}"
+
+
+README: Final = ROOT.parent / "README.md"
+
+
+def readme_blocks(heading: str) -> list[str]:
+    """The ```python blocks of the README's section ``heading`` (a ``## `` title), in order:
+    the examples the tests run as they are written."""
+    text = README.read_text(encoding="utf-8")
+    start = text.index(f"\n## {heading}\n")
+    end = text.find("\n## ", start + 1)
+    section = text[start : end if end >= 0 else len(text)]
+    blocks = re.findall(r"^```python\n(.*?)^```$", section, flags=re.MULTILINE | re.DOTALL)
+    assert blocks, f"no python example under {heading!r}"
+    return blocks
+
+
+def all_fixtures() -> list[tuple[str, Path]]:
+    """Every recorded stream, with the protocol it is in (from its folder and name)."""
+    found = [("anthropic", path) for path in sorted((ROOT / "anthropic").glob("*.sse"))]
+    openai = sorted((ROOT / "openai").glob("*.sse"))
+    found += [("chat" if p.name.startswith("chat_") else "responses", p) for p in openai]
+    return found

@@ -3,14 +3,21 @@
 The program runs with its standard output (and error) on the slave side of a pty of a given
 size, so it sees a terminal exactly as it would under a user's shell. What it wrote is played
 into ``pyte``, a terminal emulator, to get the screen as a list of lines: at the end, or at
-every frame, a frame being the screen just before the live region is erased for a redraw.
+every frame, a frame being the screen just before the live region is erased for a redraw; or
+on a screen as tall as needed, to read everything it wrote, scrolled away or not.
+
+Also: Anthropic recordings made up for a test (:func:`recording`), what in a program's output
+could drive a terminal besides the command line's own sequences (:func:`stray_controls`), and
+the command line run with standard input or output closed (:func:`run_closed`).
 """
 
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import pty
+import re
 import select
 import signal
 import struct
@@ -18,8 +25,9 @@ import subprocess
 import sys
 import termios
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import pyte
 
@@ -50,6 +58,17 @@ class Run:
         stream = pyte.ByteStream(screen)
         stream.feed(self.output if data is None else data)
         return [line.rstrip() for line in screen.display]
+
+    def transcript(self, rows: int = 2000) -> list[str]:
+        """Everything on the screen and above it: the output played on a screen of ``rows``
+        (the live region moves the cursor up only within itself, so a taller screen shows the
+        same, with what scrolled away still there)."""
+        screen = pyte.Screen(self.columns, rows)
+        pyte.ByteStream(screen).feed(self.output)
+        lines = [line.rstrip() for line in screen.display]
+        while lines and not lines[-1]:
+            lines.pop()
+        return lines
 
     def frames(self) -> list[list[str]]:
         """The screen at each redraw of the live region (just before it is erased), then at
@@ -115,3 +134,106 @@ def run_in_pty(
         process.kill()
     returncode = process.wait(timeout=10)
     return Run(bytes(output), returncode, columns, rows)
+
+
+# --------------------------------------------------------------------------- recordings
+
+
+def sse(kind: str, data: dict[str, Any] | str) -> bytes:
+    """One server-sent event: ``event: kind`` and ``data`` (JSON, unless already text)."""
+    text = data if isinstance(data, str) else json.dumps(data)
+    return f"event: {kind}\ndata: {text}\n\n".encode("utf-8", "surrogatepass")
+
+
+def _event(kind: str, **fields: Any) -> bytes:
+    return sse(kind, {"type": kind, **fields})
+
+
+def recording(
+    tool_input: str,
+    *,
+    text: str = "Here it is.",
+    name: str = "write_file",
+    tool_id: str = "toolu_1",
+    stop_reason: str = "tool_use",
+    piece: int = 24,
+    extra: Sequence[bytes] = (),
+) -> bytes:
+    """An Anthropic Messages stream: a text block, then a tool call whose input (JSON text) is
+    streamed in pieces of ``piece`` characters; ``extra`` events before the message's end."""
+    message: dict[str, Any] = {"id": "msg_1", "type": "message", "role": "assistant"}
+    message |= {"model": "m", "content": [], "stop_reason": None, "stop_sequence": None}
+    tool = {"type": "tool_use", "id": tool_id, "name": name, "input": {}}
+    out = [
+        _event("message_start", message={**message, "usage": {"input_tokens": 12}}),
+        _event("content_block_start", index=0, content_block={"type": "text", "text": ""}),
+        _event("content_block_delta", index=0, delta={"type": "text_delta", "text": text}),
+        _event("content_block_stop", index=0),
+        _event("content_block_start", index=1, content_block=tool),
+    ]
+    for start in range(0, len(tool_input), piece):
+        delta = {"type": "input_json_delta", "partial_json": tool_input[start : start + piece]}
+        out.append(_event("content_block_delta", index=1, delta=delta))
+    out += [
+        _event("content_block_stop", index=1),
+        _event("message_delta", delta={"stop_reason": stop_reason}, usage={"output_tokens": 99}),
+        *extra,
+        _event("message_stop"),
+    ]
+    return b"".join(out)
+
+
+# --------------------------------------------------------------------------- what gets out
+
+#: The sequences the command line writes itself: colours, cursor up, erase down.
+OWN_SEQUENCES = re.compile(rb"\x1b\[[0-9;]*[mAJ]")
+#: What must never reach a terminal from a stream (UTF-8): ESC and the other C0 controls but
+#: TAB, LF and CR; DEL; the C1 controls; the bidirectional controls; lone surrogates.
+STRAY = re.compile(
+    rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|\xc2[\x80-\x9f]|\xd8\x9c|\xe2\x80[\x8e\x8f\xaa-\xae]"
+    rb"|\xe2\x81[\xa6-\xa9]|\xed[\xa0-\xbf]"
+)
+
+
+def stray_controls(output: bytes) -> list[bytes]:
+    """What in ``output`` could drive a terminal, besides the command line's own sequences."""
+    return STRAY.findall(OWN_SEQUENCES.sub(b"", output))
+
+
+def run_closed(
+    args: list[str], closed: Sequence[int], stdin: bytes | None = None
+) -> subprocess.CompletedProcess[bytes]:
+    """Run ``python -m jsonsnap *args`` with the file descriptors ``closed`` closed (0 for
+    standard input, 1 for output); the others are pipes."""
+    closing = "; ".join(f"os.close({fd})" for fd in closed)
+    start = f"import os, sys; {closing}; os.execv(sys.executable, [sys.executable, *sys.argv[1:]])"
+    return subprocess.run(
+        [sys.executable, "-c", start, "-m", "jsonsnap", *args],
+        input=stdin,
+        capture_output=True,
+        check=False,
+        timeout=60,
+    )
+
+
+class Screen:
+    """Standard output in memory: what was written, in pieces, and the text; with ``tty``, it
+    says it is a terminal (of the default size)."""
+
+    def __init__(self, *, tty: bool = False) -> None:
+        self.parts: list[str] = []
+        self.tty = tty
+
+    def write(self, text: str) -> int:
+        self.parts.append(text)
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return self.tty
+
+    @property
+    def text(self) -> str:
+        return "".join(self.parts)

@@ -320,7 +320,9 @@ def test_feed_says_what_each_event_did() -> None:
     ]
     events += finish()
     acc = MessageAccumulator()
-    updates = [acc.feed(event) for event in events]
+    each = [acc.feed(event) for event in events]
+    assert all(len(updates) == 1 for updates in each)  # each of these events does one thing
+    updates = [u for (u,) in each]
     assert [u.event for u in updates] == [e["type"] for e in events]
     assert "".join(u.text for u in updates) == "Hi there"
     # Each tool delta's update carries the tool and its snapshot right after that delta.
@@ -335,7 +337,7 @@ def test_feed_says_what_each_event_did() -> None:
     acc2 = MessageAccumulator()
     acc2.feed(start())
     for event in events[1:]:
-        update = acc2.feed(event)
+        (update,) = acc2.feed(event)
         if update.delta == "input_json_delta":
             fed += event["delta"]["partial_json"]
             assert update.snapshot == jsonsnap.parse_partial(fed, {})
@@ -357,7 +359,7 @@ def test_text_and_thinking_updates_name_their_delta() -> None:
             "content_block": {"type": "thinking", "thinking": ""},
         }
     )
-    update = acc.feed(
+    (update,) = acc.feed(
         {
             "type": "content_block_delta",
             "index": 0,
@@ -365,7 +367,7 @@ def test_text_and_thinking_updates_name_their_delta() -> None:
         }
     )
     assert (update.delta, update.text, update.tool) == ("thinking_delta", "hm", None)
-    assert acc.feed({"type": "future_event"}).event == "future_event"
+    assert [u.event for u in acc.feed({"type": "future_event"})] == ["future_event"]
 
 
 def test_updates_from_body_chunks() -> None:

@@ -698,11 +698,12 @@ def test_live_argument_snapshots() -> None:
         ("done", {"path": "a.py", "content": "x = 1\n"}),
     ]
     acc = ChatCompletionAccumulator()
-    snapshots = [copy.deepcopy(u.snapshot) for u in acc.updates(chunks) if u.tool is not None]
-    assert snapshots == [
-        {"path": "a"},
-        {"path": "a.py", "content": "x = "},
-        {"path": "a.py", "content": "x = 1\n"},
+    seen = [(u.event, copy.deepcopy(u.snapshot)) for u in acc.updates(chunks) if u.tool]
+    assert seen == [
+        ("tool_call", {"path": "a"}),
+        ("tool_call", {"path": "a.py", "content": "x = "}),
+        ("tool_call", {"path": "a.py", "content": "x = 1\n"}),
+        ("tool_call_done", {"path": "a.py", "content": "x = 1\n"}),  # at finish_reason
     ]
     assert acc.tools[0].final() == {"path": "a.py", "content": "x = 1\n"}
 

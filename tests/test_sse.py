@@ -71,6 +71,16 @@ CASES: list[tuple[str, str, list[ServerSentEvent]]] = [
         [E(data="a")],
     ),
     (
+        "retry is an integer in base ten: leading zeros are dropped",
+        "retry: 000250\ndata: a\n\n",
+        [E(data="a", retry=250)],
+    ),
+    (
+        "a retry of more than 15 digits is not a time anyone waits: ignored",
+        "retry: 10\nretry: 1234567890123456\ndata: a\n\n",
+        [E(data="a", retry=10)],
+    ),
+    (
         "unknown fields are ignored (names are case-sensitive)",
         "foo: bar\ndata: a\nDATA: b\n\n",
         [E(data="a")],
@@ -120,6 +130,16 @@ def test_invalid_utf8_is_replaced_or_refused() -> None:
     assert decode([b"data: a\n\n", b"data: \xe4\xb8"]) == [E(data="a")]
     with pytest.raises(UnicodeDecodeError):
         decode([b"data: a\n\n", b"data: \xe4\xb8"], errors="strict")
+
+
+def test_a_retry_of_5000_digits_is_ignored_not_an_error() -> None:
+    """Python refuses to convert a string of more than 4,300 digits to an int (ValueError):
+    the decoder must not pass that on."""
+    decoder = SSEDecoder()
+    events = decoder.feed("retry: 7\n\nretry: " + "9" * 5000 + "\ndata: x\n\n")
+    assert events == [E(data="x")] and decoder.retry == 7
+    zeros = decoder.feed("retry: " + "0" * 5000 + "42\ndata: y\n\n")
+    assert zeros == [E(data="y", retry=42)] and decoder.retry == 42
 
 
 def test_decoder_state_is_readable() -> None:

@@ -1,98 +1,144 @@
 """The ``jsonsnap`` command line (``python -m jsonsnap``).
 
-``replay FILE`` plays an event stream back with live tool-argument panels, ``parse [FILE]``
-watches JSON text grow into a value, ``demo`` shows a parser's snapshots fragment by fragment.
+``replay FILE`` plays an event stream back with live tool-argument panels (``replay
+--example``, or ``demo``, plays the recording that comes with the package), and ``parse
+[FILE]`` watches JSON text grow into a value. A bad option value or a mistyped flag is a usage
+error of its subcommand (exit status 2); a failure is one line on standard error (exit status
+1); never a traceback, whatever happens to standard input and output.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import random
 import sys
-import time
 from collections.abc import Sequence
+from typing import Any
 
-from . import JSONDecodeError, Parser
-from ._cli import add_commands
-
-_DEMO_DOCUMENT = {
-    "path": "calc.py",
-    "content": (
-        "def add(a, b):\n"
-        '    """Return a + b."""\n'
-        "    return a + b\n\n\n"
-        'if __name__ == "__main__":\n'
-        '    print(add(1, 2), "\\u2713 \u6b63\u786e \U0001f600")\n'
-    ),
-    "mode": "overwrite",
-    "tags": ["demo", 1, 2.5, True, None],
-}
+from . import __version__
+from ._cli import CommandError, positive_int, positive_number, protocols, seconds
+from ._cli_parse import parse
+from ._cli_replay import replay
 
 
-def _fragments(text: str, seed: int) -> list[str]:
-    rng = random.Random(seed)
-    out: list[str] = []
-    pos = 0
-    while pos < len(text):
-        step = rng.randint(3, 12)
-        out.append(text[pos : pos + step])
-        pos += step
-    return out
+def _playback(p: argparse.ArgumentParser) -> None:
+    """The options of ``replay`` and ``demo``."""
+    p.add_argument("--format", choices=protocols(), help="the protocol (default: from the events)")
+    p.add_argument(
+        "--speed",
+        type=positive_number,
+        help="playback speed (default 1 on a terminal; without one, no waiting unless given)",
+    )
+    p.add_argument("--no-delay", action="store_true", help="play as fast as possible")
+    p.add_argument("--hide-thinking", action="store_true", help="do not show reasoning text")
+    p.add_argument("--json", action="store_true", help="print only the final result as JSON")
+    p.add_argument("--no-color", action="store_true", help="no colours (also: NO_COLOR=1)")
 
 
-def _demo(args: argparse.Namespace) -> int:
-    text = json.dumps(_DEMO_DOCUMENT, indent=2, ensure_ascii=False)
-    parser = Parser()
-    live = sys.stdout.isatty() and not args.no_delay
-    print("Streaming a tool call's arguments in fragments; after each one, parser.snapshot():\n")
-    previous = ""
-    for fragment in _fragments(text, args.seed):
-        parser.feed(fragment)
-        shown = repr(parser.snapshot())
-        if live:
-            width = max(20, os.get_terminal_size().columns - 12)
-            tail = shown if len(shown) <= width else "..." + shown[-(width - 3) :]
-            sys.stdout.write(f"\r\x1b[2Kfed {fragment!r:<16.16} -> {tail}")
-            sys.stdout.flush()
-            time.sleep(args.delay)
-        elif shown != previous:
-            print(f"fed {fragment!r:<18} -> {shown}")
-        previous = shown
-    if live:
-        print()
-    try:
-        final = parser.close()
-    except JSONDecodeError as err:  # pragma: no cover - the demo document is valid
-        print(f"error: {err}", file=sys.stderr)
-        return 1
-    print("\nparser.close() (strict, identical to json.loads):")
-    print(json.dumps(final, indent=2, ensure_ascii=False))
-    return 0
+def _replay(commands: Any) -> argparse.ArgumentParser:
+    r: argparse.ArgumentParser = commands.add_parser(
+        "replay",
+        help="play an event stream back as a typewriter with live tool-argument panels",
+        description="Play an SSE recording (Anthropic Messages, OpenAI Chat Completions or "
+        "Responses) back: text typed out, each tool call's arguments drawn live as they stream.",
+    )
+    r.add_argument("file", metavar="FILE", nargs="?", help="the recording, or - for stdin")
+    r.add_argument("--example", action="store_true", help="play the example recording")
+    _playback(r)
+    r.set_defaults(handler=replay, usage=r)
+    return r
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def _demo(commands: Any) -> argparse.ArgumentParser:
+    d: argparse.ArgumentParser = commands.add_parser(
+        "demo",
+        help="replay the example recording (the same as replay --example)",
+        description="Replay the example recording that comes with jsonsnap: a Messages API "
+        "stream whose tool call writes a 224-line file. The same as `jsonsnap replay --example`.",
+    )
+    _playback(d)
+    d.set_defaults(handler=replay, usage=d, file=None, example=True)
+    return d
+
+
+def _parse(commands: Any) -> argparse.ArgumentParser:
+    p: argparse.ArgumentParser = commands.add_parser(
+        "parse",
+        help="watch JSON text grow into a value; the strict value, or the error with a caret",
+        description="Read JSON text from FILE or standard input in the pieces it arrives in, "
+        "show the value as it grows, then the strict final value or the error.",
+    )
+    p.add_argument("file", metavar="FILE", nargs="?", help="the JSON text (default: stdin)")
+    p.add_argument("--json", action="store_true", help="print only the final value, compact")
+    p.add_argument(
+        "--chunk", type=positive_int, default=4096, help="bytes read at a time (default 4096)"
+    )
+    p.add_argument("--delay", type=seconds, default=0.0, help="seconds to wait between reads")
+    p.add_argument("--no-color", action="store_true", help="no colours (also: NO_COLOR=1)")
+    p.set_defaults(handler=parse, usage=p)
+    return p
+
+
+def arguments() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
+    """The command line's parser, and its subcommands' by name."""
     parser = argparse.ArgumentParser(
         prog="jsonsnap",
         description="Turn a stream of JSON fragments into a live value: replay an LLM event "
         "stream with live tool-argument panels, or watch JSON text grow into a value.",
     )
-    commands = parser.add_subparsers(dest="command", required=True)
-    demo = commands.add_parser("demo", help="stream a tool call and show live snapshots")
-    demo.add_argument("--seed", type=int, default=7, help="how the fragments are cut")
-    demo.add_argument("--delay", type=float, default=0.04, help="seconds between fragments")
-    demo.add_argument("--no-delay", action="store_true", help="print every change at once")
-    demo.set_defaults(handler=_demo)
-    add_commands(commands)
-    args = parser.parse_args(argv)
+    parser.add_argument("--version", action="version", version=f"jsonsnap {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    made = [_replay(commands), _parse(commands), _demo(commands)]
+    return parser, {p.prog.split()[-1]: p for p in made}
+
+
+def _standard_streams() -> bool:
+    """Give a closed standard output and error somewhere to go; whether output was open."""
+    output = sys.stdout is not None
+    for name in ("stdout", "stderr"):
+        stream = getattr(sys, name)
+        if stream is None:
+            setattr(sys, name, open(os.devnull, "w"))  # noqa: SIM115 - for the whole process
+        elif hasattr(stream, "reconfigure"):  # what the encoding cannot say, shown as "?"
+            stream.reconfigure(errors="replace")
+    return output
+
+
+def _silence_stdout() -> None:
+    """The output has gone (a closed pipe): let nothing more, at exit included, try to write."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
     try:
+        os.dup2(devnull, sys.stdout.fileno())
+    except (AttributeError, OSError, ValueError):
+        pass
+    finally:
+        os.close(devnull)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    output = _standard_streams()
+    parser, commands = arguments()
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:  # the subcommand's usage, not the top level's
+        commands[args.command].error(f"unrecognized arguments: {' '.join(unknown)}")
+    try:
+        if not output:
+            raise CommandError("standard output is closed")
         status: int = args.handler(args)
+    except CommandError as exc:
+        if exc.status == 2:
+            args.usage.error(str(exc))
+        print(f"jsonsnap: {exc}", file=sys.stderr)
+        return exc.status
     except KeyboardInterrupt:  # between the commands' own handlers: stop quietly
         return 130
     except BrokenPipeError:  # `| head`: the reader has gone
-        sys.stderr.close()  # nothing more can be said, and Python must not complain at exit
+        _silence_stdout()
         return 0
+    except OSError as exc:  # the output cannot be written: a full disk, a read-only descriptor
+        _silence_stdout()
+        print(f"jsonsnap: cannot write the output: {exc.strerror or exc}", file=sys.stderr)
+        return 1
     return status
 
 

@@ -1,48 +1,32 @@
 """Rebuild an Anthropic Messages stream, with live tool-input snapshots.
 
 :class:`MessageAccumulator` takes the stream's events one at a time (each the decoded
-``data`` of a server-sent event, or an event object of the official SDK) and keeps
-``.message``, the message so far as a plain dict in the API's shape. One handler per event
-type; content blocks are addressed by ``index``. A tool block's input is streamed as JSON
-fragments (``input_json_delta``): a :class:`jsonsnap.Parser` per block turns them into a live
-snapshot at every delta and into the strict value at ``content_block_stop``; its state is in
-``.tools[index]`` (:class:`ToolInput`), and :meth:`ToolInput.final` is the one way to get
-arguments fit to run a tool with.
+``data`` of a server-sent event, the :class:`~jsonsnap.sse.ServerSentEvent` itself, or an event
+object of the official SDK) and keeps ``.message``, the message so far as a plain dict in the
+API's shape. One handler per event type, and one per delta type; content blocks are addressed
+by ``index``. A tool block's input is streamed as JSON fragments (``input_json_delta``): a
+:class:`jsonsnap.Parser` per block turns them into a live snapshot at every delta and into the
+strict value at ``content_block_stop``; its state is in ``.tools[index]`` (:class:`ToolInput`),
+and :meth:`ToolInput.final` is the one way to get arguments fit to run a tool with.
 
 Nothing is lost on bad or unfinished input: invalid tool JSON marks that block (with the
-position and the raw text) and the stream goes on; a stream cut at ``max_tokens`` or before
-``message_stop`` leaves each unfinished input as its best-effort snapshot, marked incomplete.
-An ``error`` event raises :class:`StreamError`, and so do events out of order; ``.message``
-stays readable. Unknown event, block and delta types are ignored, or kept as they came.
+position and the raw text) and the stream goes on; a stream cut at ``max_tokens`` leaves each
+unfinished input as its best-effort snapshot, marked incomplete. An ``error`` event raises
+:class:`StreamError`, and so do events out of order or after the end (a delta after its block's
+``content_block_stop``, anything after ``message_stop``); ``.message`` stays readable. Unknown
+event, block and delta types are ignored, or kept as they came.
 
-For UI code, :meth:`MessageAccumulator.feed` returns an :class:`Update` saying what the event
-did (the text it appended, the tool input it grew, with its snapshot), and
-:meth:`MessageAccumulator.updates` / :meth:`~MessageAccumulator.aupdates` turn the chunks of an
-HTTP body into those updates; :func:`accumulate` reads a whole body into an accumulator.
+The accumulator keeps the contract of :class:`jsonsnap.streams.Accumulator`: ``feed()``
+returns a list of :class:`Update`, ``updates()`` / ``aupdates()`` / ``read()`` take an HTTP body
+(or the SDK's stream), ``close()`` ends the stream; :func:`accumulate` reads a whole body.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import Any, ClassVar
 
-from ._streams import (
-    _MALFORMED,
-    StreamError,
-    ToolInput,
-    ToolInputError,
-    Update,
-    _Accumulator,
-    _append,
-    _as_mapping,
-    _index,
-    _json_data,
-    _malformed,
-    _mapping,
-    _opt_str,
-    _str,
-)
-from .sse import ServerSentEvent
+from .streams import Accumulator, StreamError, ToolInput, ToolInputError, Update
 
 __all__ = [
     "MessageAccumulator",
@@ -53,141 +37,209 @@ __all__ = [
     "accumulate",
 ]
 
+#: The protocol's event types (``error`` is left out: the OpenAI Responses API has one too).
+EVENTS = frozenset(
+    {
+        "message_start",
+        "content_block_start",
+        "content_block_delta",
+        "content_block_stop",
+        "message_delta",
+        "message_stop",
+        "ping",
+    }
+)
 #: Block types whose ``input`` streams as JSON fragments.
 TOOL_BLOCKS = frozenset({"tool_use", "server_tool_use", "mcp_tool_use"})
+#: Message fields that ``message_delta`` may not change (its other fields overwrite).
+FIXED = frozenset({"id", "type", "role", "model", "content", "usage"})
 
 
-class MessageAccumulator(_Accumulator):
-    """Accumulate one Anthropic Messages stream into ``.message``."""
+class MessageAccumulator(Accumulator):
+    """Accumulate one Anthropic Messages stream into ``.message``.
+
+    ``tools`` is keyed by content block index (a text block first makes the first tool
+    ``tools[1]``); ``tool_calls()`` lists them in order.
+    """
+
+    protocol = "anthropic"
+    _OPENERS = frozenset({"message_start", "ping", "error"})
+    _FIRST = "message_start"
+    # The SDK's MessageStream adds these after the wire events they repeat.
+    _SDK_HELPERS = frozenset({"text", "input_json", "citation", "thinking", "signature"})
 
     def __init__(self) -> None:
+        super().__init__()
         #: The message so far, in the API's shape (``None`` before ``message_start``).
         self.message: dict[str, Any] | None = None
-        #: The streamed tool inputs, by content block index.
-        self.tools: dict[int, ToolInput] = {}
-        #: Whether ``message_stop`` has arrived.
-        self.done = False
-        #: How many events were fed.
-        self.events = 0
-        self._handlers: dict[str, Callable[[Mapping[str, Any]], Update | None]] = {
-            "message_start": self._message_start,
-            "content_block_start": self._block_start,
-            "content_block_delta": self._block_delta,
-            "content_block_stop": self._block_stop,
-            "message_delta": self._message_delta,
-            "message_stop": self._message_stop,
-            "ping": lambda event: None,
-            "error": self._error,
-        }
+        self._open: set[int] = set()  # blocks started and not stopped
 
-    def feed(self, event: Mapping[str, Any] | Any) -> Update:
-        """Take one event: a mapping (decoded ``data``) or an SDK event object. Returns what it
-        did; raises :class:`StreamError` for an ``error`` event or one out of order."""
-        event = _as_mapping(event)
-        self.events += 1
-        kind = event.get("type")
-        handler = self._handlers.get(kind)  # type: ignore[arg-type]
-        if handler is None:
-            return Update(str(kind))  # an event type this version does not know
-        if self.message is None and kind not in ("message_start", "ping", "error"):
-            raise StreamError(f"{kind} before message_start")
-        try:
-            return handler(event) or Update(kind)  # type: ignore[arg-type]
-        except _MALFORMED as exc:
-            raise _malformed(f"{kind} event", exc) from exc
+    @classmethod
+    def looks_like(cls, data: Mapping[str, Any]) -> bool:
+        kind = data.get("type")
+        return isinstance(kind, str) and kind in EVENTS
 
-    def _feed_event(self, event: ServerSentEvent) -> list[Update]:
-        return [self.feed(_json_data(event))]
+    @property
+    def result(self) -> dict[str, Any] | None:
+        """The message so far (``.message``)."""
+        return self.message
 
-    # -- handlers ---------------------------------------------------------------------------
+    def _blocks(self) -> list[dict[str, Any]]:
+        content: list[dict[str, Any]] = self.message["content"]  # type: ignore[index]
+        return content
 
-    def _message_start(self, event: Mapping[str, Any]) -> None:
+    # -- handlers (each checks what it reads, then changes the message) ---------------------
+
+    def _message_start(self, event: Mapping[str, Any]) -> list[Update]:
         if self.message is not None:
             raise StreamError("a second message_start")
-        message = dict(_mapping(event["message"], "the message"))
-        message["content"] = [dict(_mapping(b, "a block")) for b in message.get("content") or ()]
-        message["usage"] = dict(_mapping(message.get("usage") or {}, "the usage"))
+        message = dict(self._mapping(event.get("message"), "the message"))
+        content = message.get("content")
+        blocks = [] if content is None else self._list(content, "the content")
+        blocks = [dict(self._mapping(block, "a content block")) for block in blocks]
+        usage = message.get("usage")
+        message["usage"] = {} if usage is None else dict(self._mapping(usage, "the usage"))
+        message["content"] = blocks
         self.message = message
+        return [Update("message_start")]
+
+    def _block_start(self, event: Mapping[str, Any]) -> list[Update]:
+        content = self._blocks()
+        index = self._next(event.get("index"), "block", content)
+        block = dict(self._mapping(event.get("content_block"), "the content block"))
+        kind = self._str(block.get("type"), "the block type")
+        tool = None
+        if kind in TOOL_BLOCKS:
+            name = self._opt_str(block.get("name"), "the tool name") or ""
+            tool = ToolInput(index, name, self._opt_str(block.get("id"), "the tool id"))
+            self._tools[index] = tool
+        content.append(block)
+        self._open.add(index)
+        return [Update("content_block_start", index, block, tool=tool)]
 
     def _block(self, event: Mapping[str, Any]) -> tuple[int, dict[str, Any]]:
-        index = _index(event["index"], "the block index")
-        content = self.message["content"]  # type: ignore[index]
-        if index >= len(content):
-            raise StreamError(f"{event['type']} for block {index}, which has not started")
+        """The open block an event is about."""
+        content = self._blocks()
+        index = self._place(event.get("index"), "block", content, extend=False)
+        if index not in self._open:
+            raise StreamError(f"{self._kind} for block {index}, which has stopped")
         return index, content[index]
 
-    def _block_start(self, event: Mapping[str, Any]) -> Update:
-        index = _index(event["index"], "the block index")
-        content = self.message["content"]  # type: ignore[index]
-        if index != len(content):
-            raise StreamError(f"content_block_start for block {index}, expected {len(content)}")
-        block = dict(_mapping(event["content_block"], "the content block"))
-        tool = None
-        if block.get("type") in TOOL_BLOCKS:
-            name = _opt_str(block.get("name"), "the tool name") or ""
-            tool = ToolInput(index, name, _opt_str(block.get("id"), "the tool id"))
-            self.tools[index] = tool
-        content.append(block)
-        return Update("content_block_start", index, block, tool=tool)
-
-    def _block_delta(self, event: Mapping[str, Any]) -> Update:
+    def _block_delta(self, event: Mapping[str, Any]) -> list[Update]:
         index, block = self._block(event)
-        delta = _mapping(event["delta"], "the delta")
-        kind = delta.get("type")
-        text = ""
-        tool = None
-        thinking = False
-        if kind == "text_delta":
-            text = delta["text"]
-            _append(block, "text", text)
-        elif kind == "input_json_delta":
-            tool = self.tools.get(index)
-            if tool is None:
-                raise StreamError(f"input_json_delta for block {index}, not a tool")
-            tool._feed(delta["partial_json"])
-            block["input"] = tool.snapshot
-        elif kind == "thinking_delta":
-            text = delta["thinking"]
-            _append(block, "thinking", text)
-            thinking = True
-        elif kind == "signature_delta":
-            block["signature"] = _str(delta["signature"], "the signature")
-        elif kind == "citations_delta":
-            citation = delta["citation"]
-            citations = block.get("citations")
-            if citations is None:
-                citations = block["citations"] = []
-            citations.append(citation)
-        # Other delta types: ignored, so that new API features do not break the stream.
-        return Update("content_block_delta", index, block, kind, text, tool, thinking)
+        delta = self._mapping(event.get("delta"), "the delta")
+        kind = self._str(delta.get("type"), "the delta type")
+        handler = self._DELTAS.get(kind)
+        if handler is None:  # a delta type this version does not know: ignored
+            return [Update("content_block_delta", index, block, kind)]
+        update: Update = handler(self, index, block, delta)
+        return [update]
 
-    def _block_stop(self, event: Mapping[str, Any]) -> Update:
+    def _text_delta(self, index: int, block: dict[str, Any], delta: Mapping[str, Any]) -> Update:
+        text = self._str(delta.get("text"), "the text")
+        self._check_text(block, "text")
+        self._append(block, "text", text)
+        return Update("content_block_delta", index, block, "text_delta", text)
+
+    def _thinking_delta(
+        self, index: int, block: dict[str, Any], delta: Mapping[str, Any]
+    ) -> Update:
+        text = self._str(delta.get("thinking"), "the thinking")
+        self._check_text(block, "thinking")
+        self._append(block, "thinking", text)
+        return Update("content_block_delta", index, block, "thinking_delta", text, thinking=True)
+
+    def _json_delta(self, index: int, block: dict[str, Any], delta: Mapping[str, Any]) -> Update:
+        fragment = self._str(delta.get("partial_json"), "the partial JSON")
+        tool = self._tools.get(index)
+        if tool is None:
+            raise StreamError(f"input_json_delta for block {index}, not a tool")
+        changed = self._grow(tool, fragment)
+        block["input"] = tool.snapshot
+        return Update(
+            "content_block_delta",
+            index,
+            block,
+            "input_json_delta",
+            tool=tool,
+            fragment=fragment,
+            changed=changed,
+        )
+
+    def _signature_delta(
+        self, index: int, block: dict[str, Any], delta: Mapping[str, Any]
+    ) -> Update:
+        block["signature"] = self._str(delta.get("signature"), "the signature")
+        return Update("content_block_delta", index, block, "signature_delta")
+
+    def _citations_delta(
+        self, index: int, block: dict[str, Any], delta: Mapping[str, Any]
+    ) -> Update:
+        if "citation" not in delta:
+            raise self._malformed("a citations_delta without its citation")
+        citations = block.get("citations")
+        if citations is not None:
+            self._list(citations, "the block's citations")
+        else:
+            citations = block["citations"] = []
+        citations.append(delta["citation"])
+        return Update("content_block_delta", index, block, "citations_delta")
+
+    def _block_stop(self, event: Mapping[str, Any]) -> list[Update]:
         index, block = self._block(event)
-        tool = self.tools.get(index)
+        self._open.discard(index)
+        tool = self._tools.get(index)
+        changed = False
         if tool is not None:
-            block["input"] = tool._close()
-        return Update("content_block_stop", index, block, tool=tool)
+            changed = bool(self._end(tool))
+            block["input"] = tool.final() if tool.complete else tool.snapshot
+        return [Update("content_block_stop", index, block, tool=tool, changed=changed)]
 
-    def _message_delta(self, event: Mapping[str, Any]) -> None:
+    def _message_delta(self, event: Mapping[str, Any]) -> list[Update]:
+        delta = event.get("delta")
+        delta = {} if delta is None else self._mapping(delta, "the delta")
+        counts = event.get("usage")
+        counts = {} if counts is None else self._mapping(counts, "the usage")
+        for key in ("stop_reason", "stop_sequence"):
+            self._opt_str(delta.get(key), key)
         message: dict[str, Any] = self.message  # type: ignore[assignment]
-        delta = _mapping(event.get("delta") or {}, "the delta")
-        counts = _mapping(event.get("usage") or {}, "the usage")
-        message.update(delta)
+        message.update((key, value) for key, value in delta.items() if key not in FIXED)
         usage = message["usage"]
         for key, value in counts.items():
             if value is not None:  # counts are cumulative: the latest overwrites
                 usage[key] = value
+        return [Update("message_delta")]
 
-    def _message_stop(self, event: Mapping[str, Any]) -> None:
-        self.done = True
+    def _message_stop(self, event: Mapping[str, Any]) -> list[Update]:
+        self._done = True
+        return [Update("message_stop")]
 
-    def _error(self, event: Mapping[str, Any]) -> None:
-        error = event.get("error") or {}
-        raise StreamError(str(error.get("message", "")), error_type=error.get("type", "error"))
+    def _ping(self, event: Mapping[str, Any]) -> list[Update]:
+        return [Update("ping")]
+
+    def _error_event(self, event: Mapping[str, Any]) -> list[Update]:
+        raise self._error(event, "error")
+
+    _HANDLERS: ClassVar[Mapping[str, Callable[..., list[Update]]]] = {
+        "message_start": _message_start,
+        "content_block_start": _block_start,
+        "content_block_delta": _block_delta,
+        "content_block_stop": _block_stop,
+        "message_delta": _message_delta,
+        "message_stop": _message_stop,
+        "ping": _ping,
+        "error": _error_event,
+    }
+    _DELTAS: ClassVar[Mapping[str, Callable[..., Update]]] = {
+        "text_delta": _text_delta,
+        "input_json_delta": _json_delta,
+        "thinking_delta": _thinking_delta,
+        "signature_delta": _signature_delta,
+        "citations_delta": _citations_delta,
+    }
 
 
-def accumulate(chunks: Iterable[bytes | str]) -> MessageAccumulator:
-    """Read a whole event stream (chunks of the HTTP body) into an accumulator."""
-    accumulator = MessageAccumulator()
-    accumulator.read(chunks)
-    return accumulator
+def accumulate(chunks: bytes | str | Iterable[Any]) -> MessageAccumulator:
+    """Read a whole event stream (the chunks of an HTTP body, or the SDK's stream of events)
+    into an accumulator, closed at its end."""
+    return MessageAccumulator().read(chunks)

@@ -34,6 +34,8 @@ __all__ = ["SSEDecoder", "ServerSentEvent", "aiter_events", "iter_events"]
 # pair, a single U+000A LINE FEED (LF) character, or a single U+000D CARRIAGE RETURN (CR)
 # character." Nothing else ends a line (not U+2028, U+0085, form feed...).
 _LINE_END = re.compile(r"[\r\n]")
+#: The most digits a ``retry`` may have (leading zeros aside) to count.
+_RETRY_DIGITS = 15
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,7 +171,12 @@ class SSEDecoder:
         elif field == "id" and "\0" not in value:  # "If the field value does not contain NULL"
             self._last_id = value
         elif field == "retry" and value.isascii() and value.isdigit():  # "only ASCII digits"
-            self._retry = self.retry = int(value)
+            # "interpret the field value as an integer in base ten": one of more than
+            # _RETRY_DIGITS digits (over 30,000 years) is not a time anyone waits, and Python
+            # would refuse to convert 5,000 of them; it is ignored.
+            digits = value.lstrip("0") or "0"
+            if len(digits) <= _RETRY_DIGITS:
+                self._retry = self.retry = int(digits)
         # "Otherwise: The field is ignored." (and so are an id with NULL and a bad retry)
         return None
 

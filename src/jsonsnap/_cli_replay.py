@@ -1,0 +1,346 @@
+"""``jsonsnap replay``: an event stream played as a typewriter, with live tool-argument panels.
+
+The stream (a recording, standard input, or the example recording) is decoded event by event;
+its protocol is told from the first events (``--format`` forces it), and each event goes to
+the accumulator of that protocol. Each :class:`Update` drives the view: text is typed out as it
+arrives (reasoning dimmed, or hidden); each tool call is a panel in the live region (its name,
+then its arguments drawn from the snapshot, the tail that fits the screen), redrawn at most at
+the terminal's frame rate, and committed whole once the call is final, incomplete or invalid;
+a summary closes the replay. Without a terminal, the same story is told in plain lines: the
+text, then each panel once, whole, when it ends; and no waiting between events unless
+``--speed`` asks for it.
+
+Everything that came from the stream is cleaned before it is shown; errors go to standard
+error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import textwrap
+import time
+from typing import Any
+
+from . import JSONDecodeError, loads
+from ._cli import (
+    MAX_WAIT,
+    Accumulator,
+    CommandError,
+    Source,
+    StreamError,
+    ToolInput,
+    Update,
+    accumulator,
+    protocol_of,
+    protocols,
+)
+from ._cli_render import body_lines, tail_lines
+from ._terminal import FPS, Terminal, clean, json_text, plural
+from .sse import ServerSentEvent, iter_events
+
+# Seconds between two events of a recording at --speed 1: a file's few hundred events take a
+# few seconds, readable but not slow.
+EVENT_DELAY = 0.012
+_BEST = "best effort shown"
+
+
+def _said(value: Any, limit: int = 200) -> str:
+    """A value from the stream (a name, an id, a reason), shown in a line of ours: cleaned, and
+    cut (before it is cleaned: a frame must not cost what a huge name holds)."""
+    text = value if isinstance(value, str) else json_text(value)
+    return clean(text[:limit]) + ("…" if len(text) > limit else "")
+
+
+class ReplayView:
+    """Turns updates into text and panels on a :class:`Terminal`."""
+
+    def __init__(self, term: Terminal, *, hide_thinking: bool) -> None:
+        self.term = term
+        self.hide_thinking = hide_thinking
+        self.panels: dict[int, ToolInput] = {}  # id(tool) -> tool, in the order they started
+        self.closed: set[int] = set()
+        self.thinking: bool | None = None  # what the last typed text was
+        self.dirty = False  # whether the live panels changed since they were drawn
+
+    def update(self, update: Update) -> None:
+        if update.text:  # answer or reasoning (a custom tool's input comes apart)
+            self._text(update.text, update.thinking)
+        tool = update.tool
+        if tool is not None and id(tool) not in self.closed:
+            self.panels.setdefault(id(tool), tool)
+            self.dirty = True
+        if any(tool.status != "streaming" for tool in self.panels.values()):
+            self._commit(ended=False)
+        self.tick()
+
+    def tick(self, force: bool = False) -> None:
+        """Draw what changed, when a frame is due (or ``force``)."""
+        term = self.term
+        if not (force or (term.tty and term.due())):
+            return
+        if self.dirty and self.panels and term.tty:
+            term.live(self._live_lines())
+        else:
+            term.flush()
+        self.dirty = False
+
+    def end(self) -> None:
+        """The stream is over: commit every panel, those still streaming as unfinished."""
+        self._commit(ended=True)
+        self.term.clear()
+
+    # -- text
+
+    def _text(self, text: str, thinking: bool) -> None:
+        if thinking and self.hide_thinking:
+            return
+        term = self.term
+        if thinking != self.thinking:
+            if thinking:
+                term.line(term.style("thinking…", "dim", "bold"))
+            elif self.thinking:
+                term.line()
+            self.thinking = thinking
+        shown = clean(text, newlines=True)
+        term.write(term.style(shown, "dim") if thinking else shown)
+
+    # -- panels
+
+    def _commit(self, ended: bool) -> None:
+        """Write the panels that are done (all of them if ``ended``) whole, above the live
+        region, and redraw the ones still streaming."""
+        term = self.term
+        for key, tool in list(self.panels.items()):
+            if ended or tool.status != "streaming":
+                del self.panels[key]
+                self.closed.add(key)
+                term.line("\n".join(self._whole(tool, ended)))
+        if self.panels and term.tty:
+            term.live(self._live_lines())
+            self.dirty = False
+        else:
+            term.clear()
+
+    def _header(self, tool: ToolInput) -> str:
+        term = self.term
+        name = term.style(f"╭─ {_said(tool.name) or 'tool'}", "bold", "cyan")
+        return name + term.style(f" {_said(tool.id)}" if tool.id else "", "dim")
+
+    def _status(self, tool: ToolInput, ended: bool) -> tuple[str, str]:
+        """What the footer of a panel says, and its colour."""
+        size = plural(len(tool.raw), "char")
+        status = tool.status
+        if status == "complete":
+            return f"✓ final: strictly parsed ({size})", "green"
+        if status == "invalid":
+            err: JSONDecodeError = tool.error  # type: ignore[assignment]
+            return (
+                f"✗ invalid JSON: {clean(err.msg)} at line {err.lineno} column {err.colno}"
+                f" (char {err.pos}); the snapshot is the text before it",
+                "red",
+            )
+        if status == "incomplete":
+            return f"⚠ incomplete: the input stopped before its end ({size}; {_BEST})", "yellow"
+        if ended:
+            return f"⚠ unfinished: the stream ended inside this input ({size}; {_BEST})", "yellow"
+        return f"… streaming, {size}", "dim"
+
+    def _whole(self, tool: ToolInput, ended: bool) -> list[str]:
+        """A finished panel, whole: its arguments, and its status (wrapped on a terminal)."""
+        term = self.term
+        columns = term.size.columns
+        body = body_lines(tool.snapshot, columns - 2)
+        status, colour = self._status(tool, ended)
+        wrapped = textwrap.wrap(status, max(20, columns - 4)) if term.tty else [status]
+        footer = ["╰─ " + term.style(wrapped[0], colour)]
+        footer += ["   " + term.style(line, colour) for line in wrapped[1:]]
+        return [self._header(tool), *(f"│ {line}".rstrip() for line in body), *footer]
+
+    def _live_lines(self) -> list[str]:
+        """The panels still streaming, each its last lines that fit the screen."""
+        columns, rows = self.term.size
+        height = max(3, (rows - 2) // len(self.panels) - 2)
+        lines: list[str] = []
+        for tool in self.panels.values():
+            body, hidden = tail_lines(tool.snapshot, columns - 3, height)
+            if hidden != 0:
+                body, hidden = tail_lines(tool.snapshot, columns - 3, height - 1)
+                above = "more" if hidden is None else plural(hidden, "more line")
+                body.insert(0, self.term.style(f"↑ {above} above", "dim"))
+            status, colour = self._status(tool, False)
+            lines += [self._header(tool), *("│ " + line for line in body)]
+            lines.append("╰─ " + self.term.style(status, colour))
+        return lines
+
+
+# --------------------------------------------------------------------------- the summary
+
+
+def ending(result: dict[str, Any]) -> str | None:
+    """How the stream says it ended: a stop reason, finish reasons or a status."""
+    if "stop_reason" in result:
+        reason = result["stop_reason"]
+        return "no stop reason" if reason is None else f"stop reason: {_said(reason)}"
+    choices = result.get("choices")
+    if isinstance(choices, list) and choices:
+        reasons = [c.get("finish_reason") if isinstance(c, dict) else None for c in choices]
+        if all(reason is None for reason in reasons):
+            return "no finish reason"
+        shown = ", ".join("(none)" if r is None else _said(r) for r in reasons)
+        return f"finish reason{'s' if len(reasons) > 1 else ''}: {shown}"
+    if result.get("status") is not None:
+        return f"status: {_said(result['status'])}"
+    return None
+
+
+def summary(result: Any, counts: str) -> str:
+    """The closing line: how the stream ended, its usage, and ``counts``."""
+    parts: list[str] = []
+    if isinstance(result, dict):
+        said = ending(result)
+        if said:
+            parts.append(said)
+        usage = result.get("usage")
+        if isinstance(usage, dict):
+            numbers = [f"{_said(k)} {v:,}" for k, v in usage.items() if type(v) is int and v]
+            if numbers:
+                parts.append("usage: " + ", ".join(numbers))
+    parts.append(counts)
+    return " · ".join(parts)
+
+
+# --------------------------------------------------------------------------- the replay
+
+
+def _what_it_is(source: Source, events: int, objects: int, first: str | None) -> str:
+    """Why a stream cannot be replayed: what the input is instead."""
+    name = source.name
+    if source.size == 0:
+        return f"{name} is empty"
+    if events == 0:
+        start = source.head.removeprefix(b"\xef\xbb\xbf").lstrip(b" \t\r\n")
+        if start[:1] in (b"{", b"["):
+            return f"{name} is JSON, not an event stream: `jsonsnap parse` reads JSON"
+        return f"{name} is not an event stream: it has no `data:` lines"
+    there = f"{name} is an event stream of {plural(events, 'event')}"
+    if objects == 0:
+        return f"{there}, but none of them carries a JSON object"
+    known = ", ".join(protocols())
+    what = f" (the first is a {first!r})" if first else ""
+    return f"{there} of no protocol jsonsnap knows ({known}){what}; --format reads it as one"
+
+
+class Replay:
+    """One replay: events in, the view and the accumulator driven, the outcome."""
+
+    def __init__(self, args: argparse.Namespace, term: Terminal, source: Source) -> None:
+        self.term = term
+        self.source = source
+        self.view = None if args.json else ReplayView(term, hide_thinking=args.hide_thinking)
+        self.kind: str | None = args.format
+        self.accumulator: Accumulator | None = None
+        self.pending: list[ServerSentEvent] = []  # read before the protocol was told
+        self.events = self.objects = 0
+        self.first: str | None = None  # the type of the first event of no known protocol
+        paced = term.tty or args.speed is not None
+        if args.no_delay or args.json or source.live or not paced:
+            self.delay = 0.0
+        else:
+            self.delay = min(EVENT_DELAY / (args.speed or 1.0), MAX_WAIT)
+
+    def run(self) -> int:
+        """Play the stream; the exit status."""
+        status = 0
+        try:
+            for event in iter_events(self.source.chunks(65536, self.idle)):
+                self.events += 1
+                self._take(event)
+                if self.delay:
+                    if self.view is not None:
+                        self.view.tick(force=self.delay >= 1 / FPS)
+                    time.sleep(self.delay)
+            if self.accumulator is None:
+                raise CommandError(_what_it_is(self.source, self.events, self.objects, self.first))
+            self._show(self.accumulator.close())
+        except StreamError as exc:
+            self._end()
+            print(f"jsonsnap: stream error: {clean(str(exc))}", file=sys.stderr, flush=True)
+            status = 1
+        except KeyboardInterrupt:
+            self._end()
+            if self.view is not None:
+                self.term.line(self.term.style("interrupted", "yellow"))
+            status = 130
+        else:
+            self._end()
+        return status
+
+    def idle(self) -> None:
+        """The input has nothing more for now: show everything that is pending."""
+        if self.view is not None:
+            self.view.tick(force=True)
+
+    def _take(self, event: ServerSentEvent) -> None:
+        if self.kind is None:
+            self.kind = self._detect(event)
+            self.pending.append(event)
+            if self.kind is None:
+                return
+            self.accumulator = accumulator(self.kind)
+            events, self.pending = self.pending, []
+            for early in events:
+                self._show(self.accumulator.feed(early))
+            return
+        if self.accumulator is None:
+            self.accumulator = accumulator(self.kind)
+        self._show(self.accumulator.feed(event))
+
+    def _detect(self, event: ServerSentEvent) -> str | None:
+        kind = protocol_of(event)
+        if kind is None:  # what the event is, to say what the stream is if none tells
+            try:  # our parser: no recursion, however deep the data
+                data = loads(event.data)
+            except JSONDecodeError:
+                return None
+            if isinstance(data, dict):
+                self.objects += 1
+                if self.first is None and isinstance(data.get("type"), str):
+                    self.first = _said(data["type"], 40)
+        return kind
+
+    def _show(self, updates: list[Update]) -> None:
+        if self.view is not None:
+            for update in updates:
+                self.view.update(update)
+
+    def _end(self) -> None:
+        if self.view is not None:
+            self.view.end()
+        self.term.flush()
+
+    @property
+    def result(self) -> Any:
+        return None if self.accumulator is None else self.accumulator.result
+
+
+def replay(args: argparse.Namespace) -> int:
+    """The ``replay`` command (and ``demo``: the example recording)."""
+    if args.example == (args.file is not None):
+        raise CommandError("replay needs a FILE (- for standard input) or --example", 2)
+    source = Source.example() if args.example else Source.open(args.file)
+    term = Terminal(sys.stdout, color=False if args.no_color else None)
+    started = time.monotonic()
+    try:
+        run = Replay(args, term, source)
+        status = run.run()
+    finally:
+        source.close()
+    if args.json:
+        term.write(json_text(run.result, 2) + "\n")
+    else:
+        took = time.monotonic() - started
+        counts = f"{plural(run.events, 'event')}, {plural(source.size, 'byte')}, {took:.2f} s"
+        term.line(term.style(summary(run.result, counts), "dim"))
+    term.flush()
+    return status

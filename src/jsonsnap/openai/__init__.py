@@ -1,0 +1,31 @@
+"""Rebuild OpenAI Chat Completions and Responses streams, with live tool-argument snapshots.
+
+:class:`ChatCompletionAccumulator` (in ``jsonsnap.openai.chat``) rebuilds a Chat Completions
+stream into ``.completion``, shaped as a non-streamed ``chat.completion``;
+:class:`ResponseAccumulator` (in ``jsonsnap.openai.responses``) rebuilds a Responses API stream
+into ``.response``. Both keep the contract of :class:`jsonsnap.streams.Accumulator`: ``feed()``
+returns a list of :class:`Update`, ``updates()`` / ``aupdates()`` / ``read()`` take an HTTP body
+(or the SDK's stream), ``close()`` ends the stream. A choice cut at ``finish_reason: "length"``
+(or a response that is incomplete) leaves each unfinished call as its best-effort snapshot with
+the raw text, status ``"incomplete"``; nothing is raised unless :meth:`ToolInput.final` is asked
+for the strict arguments.
+"""
+
+from __future__ import annotations
+
+from ..streams import StreamError, ToolInput, ToolInputError, Update
+from .chat import ChatCompletionAccumulator
+from .responses import ResponseAccumulator
+
+__all__ = [
+    "ChatCompletionAccumulator",
+    "ResponseAccumulator",
+    "StreamError",
+    "ToolInput",
+    "ToolInputError",
+    "Update",
+]
+
+for _cls in (ChatCompletionAccumulator, ResponseAccumulator):
+    _cls.__module__ = __name__
+del _cls

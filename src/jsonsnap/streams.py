@@ -1,0 +1,425 @@
+"""The contract every stream accumulator keeps: events in, updates out, tool inputs kept live.
+
+An accumulator rebuilds one kind of streamed API response (:data:`PROTOCOLS`: ``"anthropic"``
+in :mod:`jsonsnap.anthropic`, ``"chat"`` and ``"responses"`` in :mod:`jsonsnap.openai`) from
+its events. Every one of them is an :class:`Accumulator`:
+
+- ``feed(event)`` takes one event (a decoded dict, an SDK event object or a
+  :class:`~jsonsnap.sse.ServerSentEvent`) and returns what it did, a list of :class:`Update`;
+  ``read(body)``, ``updates(body)`` and ``aupdates(body)`` take a whole HTTP body (its chunks, or
+  the SDK's stream of events) and call ``close()`` at its end;
+- ``close()`` ends the stream: a tool input still streaming becomes ``"incomplete"``;
+- ``tools`` (keyed as each protocol documents) and ``tool_calls()`` (in order) hold a
+  :class:`ToolInput` per streamed tool call: the raw JSON text, a :class:`jsonsnap.Parser` for the
+  live snapshot and its change feed, and the strict value once the protocol says the input is
+  finished; ``result`` is the message, completion or response so far, a plain dict;
+- a :class:`StreamError` reports an error the stream carries, events out of order or after the
+  end, and malformed ones (checked before anything changes: a rejected event leaves the result
+  as it was). Passing something that is not an event at all is a ``TypeError``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Mapping
+from typing import Any, ClassVar, TypeVar
+
+from . import JSONDecodeError, loads
+from ._streams import (
+    CHUNK_TYPES,
+    Status,
+    StreamError,
+    ToolInput,
+    ToolInputError,
+    Update,
+    as_async,
+    body_items,
+    copy_data,
+    describe,
+    dump_event,
+    error_from,
+    misuse_hint,
+)
+from .sse import ServerSentEvent, SSEDecoder
+
+__all__ = [
+    "PROTOCOLS",
+    "Accumulator",
+    "Status",
+    "StreamError",
+    "ToolInput",
+    "ToolInputError",
+    "Update",
+    "detect",
+]
+
+A = TypeVar("A", bound="Accumulator")
+
+#: The protocols there are accumulators for, by name: ``"anthropic"``, ``"chat"``,
+#: ``"responses"``. Each accumulator class registers itself when its module is imported (the
+#: imports at the end of this module load them all).
+PROTOCOLS: dict[str, type[Accumulator]] = {}
+
+#: What ``feed()`` takes for the end marker of an OpenAI stream (the data ``[DONE]``).
+_DONE = "[DONE]"
+_INDEX_LIMIT = 2**63
+
+
+def detect(data: Mapping[str, Any] | ServerSentEvent) -> str | None:
+    """Which protocol an event belongs to (a name in :data:`PROTOCOLS`), or ``None`` when this
+    event cannot tell (an ``error``, ``[DONE]``, data that is not a JSON object)."""
+    if isinstance(data, ServerSentEvent):
+        named = detect({"type": data.event})
+        if named is not None:
+            return named
+        try:
+            decoded = Accumulator._decode(data)
+        except StreamError:
+            return None
+        return detect(decoded) if isinstance(decoded, Mapping) else None
+    for name, cls in PROTOCOLS.items():
+        if cls.looks_like(data):
+            return name
+    return None
+
+
+class Accumulator:
+    """One stream being rebuilt (see the module docstring for the contract).
+
+    Subclasses set :attr:`protocol`, define :meth:`looks_like`, and dispatch the events they
+    know through the table ``_HANDLERS`` (event type to handler); the checks they share are
+    methods of this class.
+    """
+
+    #: The protocol's name, the key of this class in :data:`PROTOCOLS`.
+    protocol: ClassVar[str] = ""
+    #: Event types allowed before the stream has started, and the one that starts it.
+    _OPENERS: ClassVar[frozenset[str]] = frozenset()
+    _FIRST: ClassVar[str] = ""
+    #: The types of the SDK's own helper events, which repeat what the wire said: skipped.
+    _SDK_HELPERS: ClassVar[frozenset[str]] = frozenset()
+    #: SDK helper events that wrap a wire event, by type: the attribute holding it.
+    _SDK_WRAPPERS: ClassVar[Mapping[str, str]] = {}
+    #: The protocol's event types and their handlers.
+    _HANDLERS: ClassVar[Mapping[str, Callable[..., list[Update]]]] = {}
+
+    def __init__(self) -> None:
+        #: How many events were applied (SDK helper events and rejected events not counted).
+        self.events = 0
+        self._tools: dict[int, ToolInput] = {}  # by the place of their block or item
+        self._done = False
+        self._closed = False
+        self._kind = ""  # the type of the event being applied, for error messages
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.__dict__.get("protocol"):  # kept in the order of their names, however imported
+            registered = {**PROTOCOLS, cls.protocol: cls}
+            PROTOCOLS.clear()
+            PROTOCOLS.update(sorted(registered.items()))
+
+    def __repr__(self) -> str:
+        state = "closed" if self._closed else "done" if self.done else "open"
+        return f"<{type(self).__name__} {state}, {self.events} events, {len(self.tools)} tools>"
+
+    # ------------------------------------------------------------------ what a protocol defines
+
+    @classmethod
+    def looks_like(cls, data: Mapping[str, Any]) -> bool:
+        """Whether a decoded event can only belong to this protocol."""
+        raise NotImplementedError
+
+    @property
+    def result(self) -> dict[str, Any] | None:
+        """What the stream built so far: the message, completion or response, a plain dict in
+        the API's shape (``None`` before the stream says what it is)."""
+        raise NotImplementedError
+
+    @property
+    def tools(self) -> Mapping[int, ToolInput]:
+        """The streamed tool inputs, keyed as the protocol documents (by default, by the place
+        of their block or item)."""
+        return self._tools
+
+    def _started(self) -> bool:
+        """Whether the stream has begun (its first event has made the result)."""
+        return self.result is not None
+
+    def _blocks(self) -> list[dict[str, Any]]:
+        """The list of blocks or items that ``_tools`` is keyed by places in."""
+        raise NotImplementedError
+
+    def _tool_blocks(self) -> Iterator[tuple[ToolInput, dict[str, Any] | None]]:
+        """Every tool input with the block, call or item it belongs to."""
+        if not self._tools:
+            return  # (nor, maybe, any blocks yet)
+        blocks = self._blocks()
+        for index, tool in self._tools.items():
+            yield tool, blocks[index] if index < len(blocks) else None
+
+    def _done_marker(self) -> list[Update]:
+        raise StreamError(f"a [DONE] marker, which the {self.protocol} protocol does not send")
+
+    # ------------------------------------------------------------------ the contract
+
+    def tool_calls(self) -> list[ToolInput]:
+        """The streamed tool inputs, in the order of their calls."""
+        tools = self.tools
+        return [tools[key] for key in sorted(tools)]
+
+    @property
+    def done(self) -> bool:
+        """Whether the stream said it is over (its last event has arrived)."""
+        return self._done
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` was called."""
+        return self._closed
+
+    def feed(self, event: Mapping[str, Any] | ServerSentEvent | str | Any) -> list[Update]:
+        """Take one event: a decoded event (a mapping), an SDK event object, a
+        :class:`~jsonsnap.sse.ServerSentEvent`, or the ``"[DONE]"`` marker. Returns what it
+        did. Raises :class:`StreamError` for an error the stream reports and for an event that
+        is malformed, out of order or after the end, leaving the result as it was."""
+        data = self._data_of(event)
+        if data is None:
+            return []  # an SDK helper event: the wire said nothing new
+        if self._closed:
+            raise StreamError("an event after close()")
+        updates = self._done_marker() if data is _DONE else self._event(data)  # type: ignore[arg-type]
+        self.events += 1
+        return updates
+
+    def close(self) -> list[Update]:
+        """End the stream: each tool input still streaming becomes ``"incomplete"`` (its
+        snapshot and raw text kept), with one last :class:`Update` (event ``"close"``) each.
+        Later events raise :class:`StreamError`; calling it again does nothing."""
+        if self._closed:
+            return []
+        self._closed = True
+        updates = []
+        for tool, block in list(self._tool_blocks()):
+            if not tool.ended:
+                tool._cut()
+                updates.append(Update("close", tool.index, block, tool=tool))
+        return updates
+
+    def updates(self, body: bytes | str | Iterable[Any]) -> Iterator[Update]:
+        """What each event of a body does: ``body`` is the HTTP body of an event stream (its
+        chunks, as ``response.iter_bytes()`` gives them, or the whole of it as ``bytes`` or
+        ``str``), or an iterable of events (the SDK's stream). Closes the stream at its end."""
+        return self._read(body, "updates")
+
+    def _read(self, body: bytes | str | Iterable[Any], name: str) -> Iterator[Update]:
+        # A wrong body is refused at the call, not at the first next().
+        items = body_items(body, name)
+        decoder = SSEDecoder()
+
+        def run() -> Iterator[Update]:
+            for item in items:
+                yield from self._take(item, decoder)
+            for event in decoder.close():
+                yield from self.feed(event)
+            yield from self.close()
+
+        return run()
+
+    def aupdates(
+        self, body: bytes | str | AsyncIterable[Any] | Iterable[Any]
+    ) -> AsyncIterator[Update]:
+        """:meth:`updates` for an async body (``aiter_bytes()``, the SDK's async stream); a
+        synchronous one is taken too."""
+        items = body if isinstance(body, AsyncIterable) else as_async(body_items(body, "aupdates"))
+        decoder = SSEDecoder()
+
+        async def run() -> AsyncIterator[Update]:
+            async for item in items:
+                for update in self._take(item, decoder):
+                    yield update
+            for event in decoder.close():
+                for update in self.feed(event):
+                    yield update
+            for update in self.close():
+                yield update
+
+        return run()
+
+    def read(self: A, body: bytes | str | Iterable[Any]) -> A:
+        """Read a whole body (as :meth:`updates` takes it) and close the stream; returns the
+        accumulator."""
+        for _ in self._read(body, "read"):
+            pass
+        return self
+
+    # ------------------------------------------------------------------ events in
+
+    def _take(self, item: Any, decoder: SSEDecoder) -> Iterator[Update]:
+        if isinstance(item, CHUNK_TYPES):
+            chunk = item if isinstance(item, (bytes, str)) else bytes(item)
+            for event in decoder.feed(chunk):
+                yield from self.feed(event)
+        else:
+            yield from self.feed(item)
+
+    def _data_of(self, event: Any) -> Mapping[str, Any] | str | None:
+        """The event as a mapping of our own (never the caller's), the marker, or ``None`` for
+        an SDK helper event."""
+        if isinstance(event, Mapping):
+            data: Mapping[str, Any] = copy_data(event)
+            return data
+        if isinstance(event, ServerSentEvent):
+            return self._decode(event)
+        if isinstance(event, str) and event.strip() == _DONE:
+            return _DONE
+        kind = getattr(event, "type", None)
+        if isinstance(kind, str) and not isinstance(event, CHUNK_TYPES):
+            if kind in self._SDK_HELPERS:
+                return None
+            if kind in self._SDK_WRAPPERS:
+                event = getattr(event, self._SDK_WRAPPERS[kind])
+        dumped = dump_event(event)
+        if not isinstance(dumped, Mapping):
+            raise TypeError(f"{self._what()} not {describe(event)}{misuse_hint(event)}")
+        return dumped if isinstance(dumped, dict) else copy_data(dumped)
+
+    def _what(self) -> str:
+        marker = ', or "[DONE]"' if self.protocol == "chat" else ""
+        return (
+            f"{type(self).__name__}.feed() takes one event: a decoded event (a dict), an SDK "
+            f"event object or a jsonsnap.sse.ServerSentEvent{marker};"
+        )
+
+    @staticmethod
+    def _decode(event: ServerSentEvent) -> Mapping[str, Any] | str:
+        """The ``data`` of a server-sent event: a JSON object, or the ``[DONE]`` marker. Decoded
+        by jsonsnap, which uses no recursion: any depth is fine."""
+        if event.data.strip() == _DONE:
+            return _DONE
+        try:
+            data = loads(event.data)
+        except JSONDecodeError as exc:
+            raise StreamError(f"the data of a {event.event!r} event is not JSON: {exc}") from None
+        if not isinstance(data, dict):
+            raise StreamError(f"the data of a {event.event!r} event is not a JSON object")
+        return data
+
+    def _event(self, data: Mapping[str, Any]) -> list[Update]:
+        """Dispatch a decoded event through the handlers' table."""
+        started = self._started()
+        if not started:
+            self._foreign(data)
+        kind = self._kind_of(data)
+        if self._done and kind != "error":
+            raise StreamError(f"{kind} after the end of the stream")
+        handler = self._HANDLERS.get(kind)
+        if handler is None:
+            return [Update(kind)]  # an event type this version does not know
+        if not started and kind not in self._OPENERS:
+            raise StreamError(f"{kind} before {self._FIRST}")
+        self._kind = kind
+        updates: list[Update] = handler(self, data)
+        return updates
+
+    def _kind_of(self, data: Mapping[str, Any]) -> str:
+        kind = data.get("type")
+        if not isinstance(kind, str):
+            raise StreamError(f"an event whose type is {describe(kind)}, not a string")
+        return kind
+
+    def _foreign(self, data: Mapping[str, Any]) -> None:
+        """Refuse a first event that belongs to another protocol, saying which."""
+        other = None if self.looks_like(data) else detect(data)
+        if other is not None and other != self.protocol:
+            cls = PROTOCOLS[other]
+            raise StreamError(
+                f"an event of the {other} protocol, not of {self.protocol}: "
+                f"read this stream with {cls.__module__}.{cls.__name__}"
+            )
+
+    # ------------------------------------------------------------------ checks, then changes
+
+    def _malformed(self, what: str) -> StreamError:
+        return StreamError(f"malformed {self._kind} event: {what}")
+
+    def _str(self, value: Any, what: str) -> str:
+        if not isinstance(value, str):
+            raise self._malformed(f"{what} is {describe(value)}, not a string")
+        return value
+
+    def _opt_str(self, value: Any, what: str) -> str | None:
+        return None if value is None else self._str(value, what)
+
+    def _mapping(self, value: Any, what: str) -> Mapping[str, Any]:
+        if not isinstance(value, Mapping):
+            raise self._malformed(f"{what} is {describe(value)}, not an object")
+        return value
+
+    def _list(self, value: Any, what: str) -> list[Any]:
+        if not isinstance(value, list):
+            raise self._malformed(f"{what} is {describe(value)}, not a list")
+        return value
+
+    def _key(self, value: Any, what: str) -> int:
+        """An index that names a thing (a choice, a tool call) rather than a place in a list:
+        a count, from 0 to 2**63 - 1 (so that messages and reprs can always print it)."""
+        if type(value) is not int or not 0 <= value < _INDEX_LIMIT:
+            raise self._malformed(f"{what} is {describe(value)}, not an index")
+        return value
+
+    def _next(self, value: Any, what: str, items: list[Any]) -> int:
+        """The place of a new block or item: right after the last."""
+        index = self._key(value, f"the {what} index")
+        if index != len(items):
+            raise StreamError(f"{self._kind} for {what} {index}, expected {len(items)}")
+        return index
+
+    def _place(self, value: Any, what: str, items: list[Any], *, extend: bool) -> int:
+        """A place in ``items``: an item there (or, with ``extend``, the next one). An index
+        never extends a list by more than one."""
+        index = self._key(value, what)
+        if index < len(items) or (extend and index == len(items)):
+            return index
+        there = f"the next one is {len(items)}" if extend else f"there are {len(items)}"
+        raise StreamError(f"{self._kind} for {what} {index}, which does not exist ({there})")
+
+    def _check_text(self, container: Mapping[str, Any], key: str) -> None:
+        """Check the text a delta will grow (absent and ``None`` count as empty)."""
+        old = container.get(key)
+        if old is not None:
+            self._str(old, f"the {key} so far")
+
+    @staticmethod
+    def _append(container: dict[str, Any], key: str, text: str) -> None:
+        """``container[key] += text``, in place when CPython can (the dict lets go of the
+        string meanwhile); the caller checked the old value with :meth:`_check_text`."""
+        s = container.get(key) or ""
+        container[key] = None
+        s += text
+        container[key] = s
+
+    def _grow(self, tool: ToolInput, fragment: str) -> bool:
+        """Feed a piece of a tool's input; whether its snapshot changed. Refused (before
+        anything changes) once the protocol has ended that input."""
+        if tool.ended:
+            raise StreamError(f"{self._kind}: input for tool call {tool.index} after its end")
+        return tool._feed(fragment)
+
+    @staticmethod
+    def _end(tool: ToolInput, raw: str | None = None) -> bool | None:
+        """The protocol says the input is finished (``raw``: its whole text, when it repeats
+        it): parse it strictly. Whether its snapshot changed, or ``None`` if it had ended."""
+        if tool.ended:
+            return None
+        return tool._close(raw)
+
+    @staticmethod
+    def _error(
+        payload: Mapping[str, Any], default: str | None = None, message: str = ""
+    ) -> StreamError:
+        """The error a stream reports, from any protocol's payload (see ``error_from``)."""
+        return error_from(payload, default, message)
+
+
+# Every protocol registers in PROTOCOLS when its module is imported; load them all here, after
+# the names they import from this module exist (they may be importing it right now).
+from . import anthropic, openai  # noqa: E402, F401

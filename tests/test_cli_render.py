@@ -1,0 +1,263 @@
+"""The command line's pieces: cleaning, fitting, values as lines (whole and their tails), the
+terminal's frames; and what a terminal costs, counted rather than timed: the characters the
+views clean and lay out while a long value streams, at two sizes, must grow linearly."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from effort import examples
+from jsonsnap import Parser
+from jsonsnap._cli import accumulator
+from jsonsnap._cli_parse import ParseView
+from jsonsnap._cli_render import body_lines, pretty_tail, tail_lines
+from jsonsnap._cli_replay import ReplayView
+from jsonsnap._terminal import Terminal, clean, fit, fit_tail, json_text, width_of, wrap
+from jsonsnap.sse import iter_events
+from terminal import Screen, recording
+
+UNSAFE = "\x00\x07\x08\x0b\x1b\x7f\x85\x9b\x9d\u061c\u200e\u200f\u202a\u202e\u2066\u2069\ud800"
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+# --------------------------------------------------------------------------- cleaning
+
+
+def test_stream_text_cannot_drive_the_terminal() -> None:
+    assert clean("a\x1b[2Jb\x07c\x9bd\x7f") == "a\u241b[2Jb\u2407c\ufffdd\u2421"
+    assert clean("\u202eexe.txt\u2066x\u2069\u200f\u061c\ud800") == "\ufffdexe.txt\ufffdx" + (
+        "\ufffd" * 4
+    )
+    assert clean("\tx\ty") == "    x   y"
+    assert clean("line 1\nline 2") == "line 1\u240aline 2"
+    assert clean("line 1\r\nline 2", newlines=True) == "line 1\u240d\nline 2"
+
+
+@settings(max_examples=examples(100))
+@given(st.recursive(st.text(alphabet=st.sampled_from(UNSAFE + "a\n\t")), st.lists, max_leaves=5))
+def test_json_text_escapes_what_clean_would_change(value: Any) -> None:
+    text = json_text(value, 2)
+    assert json.loads(text) == value
+    assert not set(text) & set(UNSAFE)
+
+
+def test_fit_wrap_and_widths() -> None:
+    assert width_of("中文ab") == 6 and width_of("e\u0301") == 1
+    assert fit("中文中文", 5) == "中文…" and fit("abc", 3) == "abc" and fit("abcd", 3) == "ab…"
+    assert fit_tail("abcdef", 4) == "…def" and fit_tail("中文中文", 5) == "…中文"
+    assert wrap("abcdefg", 3) == ["abc", "def", "g"] and wrap("", 3) == [""]
+    assert wrap("中文中文x", 5) == ["中文", "中文x"]
+
+
+def test_fit_never_cuts_through_a_style() -> None:
+    term = Terminal(Screen(), color=True)  # type: ignore[arg-type]
+    line = term.style("╭─ name", "bold", "cyan") + term.style(" toolu_1234", "dim")
+    assert fit(line, 30) == line  # the styles take no column
+    assert fit(line, 10) == "\x1b[1;36m╭─ name\x1b[0m\x1b[2m t…\x1b[0m"
+    assert fit(line, 4) == "\x1b[1;36m╭─ …\x1b[0m"
+
+
+# --------------------------------------------------------------------------- lines
+
+
+def test_body_lines() -> None:
+    lines = body_lines({"path": "a.py", "content": "x = 1\r\ny = 2\n", "n": [1, 2]}, 40)
+    assert lines == ['path: "a.py"', "content:", "  │ x = 1", "  │ y = 2", "  │", "n: [1, 2]"]
+    wide = body_lines({"k": list(range(30))}, 20)
+    assert wide[0] == "k: [" and len(wide) == 32
+    assert body_lines([1, "a"]) == ["[", "  1,", '  "a"', "]"]
+    long = body_lines({"k": "x" * 50}, 40)
+    assert long == ["k:", "  │ " + "x" * 50]  # too long for its key's line: under it, whole
+
+
+def test_a_long_line_shows_its_end_wrapped() -> None:
+    text = "a" * 95 + "b" * 30
+    lines, hidden = tail_lines({"k": text}, 44, 2)
+    assert lines == ["  │ " + "a" * 15 + "b" * 25, "  │ " + "b" * 5] and hidden == 1
+    lines, _ = tail_lines({"k": text + "c"}, 44, 2)  # the rows hold still as it grows
+    assert lines == ["  │ " + "a" * 15 + "b" * 25, "  │ " + "b" * 5 + "c"]
+
+
+@settings(max_examples=examples(100))
+@given(
+    snapshot=st.one_of(
+        st.dictionaries(
+            st.text(max_size=3),
+            st.one_of(
+                st.text(alphabet="ab\n\r\t\x1b", max_size=12),
+                st.lists(st.integers(), max_size=30),
+                st.dictionaries(st.text(max_size=2), st.none(), max_size=3),
+                st.none(),
+            ),
+            max_size=4,
+        ),
+        st.lists(st.recursive(st.integers() | st.text(max_size=3), st.lists), max_size=5),
+    ),
+    last=st.integers(1, 12),
+)
+def test_tail_lines_are_the_last_lines_of_the_whole(snapshot: Any, last: int) -> None:
+    """The panel cuts out only the lines it shows; they are those of the whole body, and it
+    says how many are above them, when it counts them."""
+    whole = body_lines(snapshot, 30)
+    tail, hidden = tail_lines(snapshot, 30, last)
+    assert tail == whole[len(whole) - len(tail) :]
+    assert len(tail) == min(last, len(whole))
+    assert hidden in (None, len(whole) - len(tail))
+    assert hidden == 0 or len(tail) == last
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=3), inner),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=examples(200))
+@given(value=json_values, last=st.integers(1, 40))
+def test_pretty_tail_is_the_end_of_indented_json(value: Any, last: int) -> None:
+    whole = [clean(line) for line in json_text(value, 2).split("\n")]
+    tail, more = pretty_tail(value, last, 200)
+    assert tail == whole[-last:] and more == (len(whole) > last)
+
+
+def test_pretty_tail_costs_what_it_shows() -> None:
+    deep: Any = []
+    for _ in range(100_000):
+        deep = [deep]
+    tail, more = pretty_tail(deep, 5, 80)
+    assert more and tail == [" " * 8 + "]"] + [" " * (6 - 2 * i) + "]" for i in range(4)]
+    long = {"a": "x" * 1_000_000, "b": "y" * 1_000_000}
+    tail, _ = pretty_tail(long, 3, 40)
+    assert tail[0].startswith('  "a": "xxxx') and len(tail[0]) < 60  # cut at its start
+    assert tail[1] == '  "b": "…' + "y" * 30 + '"'  # the last one: its end
+
+
+# --------------------------------------------------------------------------- the terminal
+
+
+def test_terminal_without_a_tty_draws_nothing_live() -> None:
+    out = Screen()
+    term = Terminal(out, color=True, tty=False)  # type: ignore[arg-type]
+    term.live(["a", "b"])
+    term.write("text")
+    term.line("line")
+    assert out.text == "text\nline\n" and term.style("x", "red") == "\x1b[31mx\x1b[0m"
+
+
+def test_frames_are_drawn_when_due_with_the_text_committed_meanwhile() -> None:
+    out, clock = Screen(), Clock()
+    term = Terminal(out, color=False, tty=True, size=(20, 5), clock=clock)  # type: ignore[arg-type]
+    assert term.due()
+    term.live(["one", "x" * 30])
+    assert out.text == "one\n" + "x" * 18 + "…" and not term.due()
+    term.write("typed ")
+    term.write("text\n")
+    assert out.text.endswith("…")  # the text waits for the next frame
+    clock.now += 1 / 30
+    assert term.due()
+    term.live(["two"])
+    assert out.text.endswith("\r\x1b[1A\x1b[Jtyped text\ntwo")
+    term.clear()
+    assert out.text.endswith("two\r\x1b[J") and term.frames == 3
+
+
+# --------------------------------------------------------------------------- the cost
+
+
+def counting(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Count the characters the views clean and dump as JSON (what they lay out)."""
+    count = [0]
+
+    def wrap_(func: Callable[..., str]) -> Callable[..., str]:
+        def counted(value: Any, *args: Any, **kwargs: Any) -> str:
+            text = func(value, *args, **kwargs)
+            count[0] += len(text)
+            return text
+
+        return counted
+
+    for module in ("jsonsnap._cli_render", "jsonsnap._cli_replay", "jsonsnap._cli_parse"):
+        monkeypatch.setattr(f"{module}.clean", wrap_(clean))
+        monkeypatch.setattr(f"{module}.json_text", wrap_(json_text))
+    return count
+
+
+def replay_cost(body: bytes, monkeypatch: pytest.MonkeyPatch) -> tuple[int, int, int]:
+    """Characters laid out, characters written and frames drawn, replaying ``body`` on a
+    terminal of 100x30 with a clock that moves 1 ms per event."""
+    count = counting(monkeypatch)
+    out, clock = Screen(), Clock()
+    term = Terminal(out, tty=True, size=(100, 30), clock=clock)  # type: ignore[arg-type]
+    view = ReplayView(term, hide_thinking=False)
+    acc = accumulator("anthropic")
+    for event in iter_events([body]):
+        for update in acc.feed(event):
+            view.update(update)
+        clock.now += 0.001
+    view.end()
+    return count[0], len(out.text), term.frames
+
+
+def single_line(size: int) -> bytes:
+    return recording(json.dumps({"path": "a.txt", "content": "word " * (size // 5)}))
+
+
+def records(size: int) -> bytes:
+    rows = [{"id": i, "name": f"r{i}", "ok": True} for i in range(size // 36)]
+    return recording(json.dumps({"records": rows}))
+
+
+def lines(size: int) -> bytes:
+    rng = random.Random(size)
+    text = "\n".join("x" * rng.randint(0, 60) for _ in range(size // 31))
+    return recording(json.dumps({"path": "a.txt", "content": text}))
+
+
+@pytest.mark.parametrize(
+    ("make", "size"),
+    [(single_line, 25_000), (records, 10_000), (lines, 25_000)],
+    ids=["single-line string", "list of records", "file of lines"],
+)
+def test_replay_on_a_terminal_is_linear(
+    make: Callable[[int], bytes], size: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Four times the argument: about four times the work and the output, not sixteen (which
+    a redraw of the whole value at every delta, or at every frame, would cost)."""
+    small, big = replay_cost(make(size), monkeypatch), replay_cost(make(4 * size), monkeypatch)
+    assert big[0] < 5 * small[0], "characters laid out"
+    assert big[1] < 5 * small[1], "characters written"
+    events = len(make(4 * size).split(b"\n\n"))
+    assert big[2] < events / 30 + 5, "frames: at most 30 a second"
+
+
+def test_parse_on_a_terminal_is_linear(monkeypatch: pytest.MonkeyPatch) -> None:
+    def cost(size: int) -> tuple[int, int]:
+        count = counting(monkeypatch)
+        out, clock = Screen(), Clock()
+        term = Terminal(out, tty=True, size=(100, 30), clock=clock)  # type: ignore[arg-type]
+        view = ParseView(term, Parser(), live=True)
+        text = json.dumps({"a": [1, 2], "text": "word " * (size // 5)})
+        for start in range(0, len(text), 64):
+            view.dirty |= view.parser.feed(text[start : start + 64])
+            view.tick()
+            clock.now += 0.001
+        return count[0], len(out.text)
+
+    small, big = cost(250_000), cost(1_000_000)
+    assert big[0] < 5 * small[0] and big[1] < 5 * small[1]
+    assert big[1] < 1_000_000 / 64 / 30 * 30 * 100 * 2  # frames x a screen, at most
