@@ -28,18 +28,27 @@ jsonsnap.JSONDecodeError: Illegal trailing comma before end of array: line 1 col
 """
 
 from ._changes import ANY, Appended, Change, Completed, Path, Started, matches, replay
-from ._errors import JSONDecodeError, ParserStateError
+from ._errors import JSONDecodeError, ParserStateError, SchemaError
 from ._parser import Parser, loads, parse_partial
+from ._schema import Schema, SchemaDefinitionError, SchemaWarning
+from ._types import NOT_YET
+from ._validating import FieldState
 
 __all__ = [
     "ANY",
+    "NOT_YET",
     "Appended",
     "Change",
     "Completed",
+    "FieldState",
     "JSONDecodeError",
     "Parser",
     "ParserStateError",
     "Path",
+    "Schema",
+    "SchemaDefinitionError",
+    "SchemaError",
+    "SchemaWarning",
     "Started",
     "loads",
     "matches",

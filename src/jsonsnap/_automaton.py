@@ -34,7 +34,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ._errors import JSONDecodeError
+from ._errors import JSONDecodeError, SchemaError
 from ._fast import FastPaths, LongStrings, Scanner
 from ._grammar import (
     AFTER,
@@ -132,6 +132,7 @@ class Automaton(Tokens):
         if tree.provisional_at is not None:
             tree.take_back()
         buf = self.tail + text if self.tail else text
+        self.buf = buf
         self.final = final
         pos = 0
         end = len(buf)
@@ -148,6 +149,8 @@ class Automaton(Tokens):
                     raise self._unfinished(buf, end)
         except JSONDecodeError:
             self.tail = ""
+            raise
+        except SchemaError:  # the value broke its schema (on_violation="raise"): stop here
             raise
         except BaseException as exc:
             # An exception from a hook (or KeyboardInterrupt) left the state half updated.
@@ -196,13 +199,14 @@ class Automaton(Tokens):
                 to_int = self.to_int
                 to_float = self.to_float
                 while (m := ELEMENT_RE.match(buf, pos)) is not None:
+                    self.match = m  # where it is, for a schema checker
                     string, number, fraction, literal, comma = m.groups()
                     if string is not None:
-                        tree.scalar(string)
+                        tree.element(string)
                     elif number is not None:
-                        tree.scalar(to_float(number) if fraction else to_int(number))
+                        tree.element(to_float(number) if fraction else to_int(number))
                     else:
-                        tree.scalar(LITERAL_VALUES[literal])
+                        tree.element(LITERAL_VALUES[literal])
                     pos = m.end()
                     if not comma:
                         self.state = AFTER
@@ -215,13 +219,14 @@ class Automaton(Tokens):
                     return self._close(pos)
                 raise self.fail(TRAILING_COMMA[1], buf, pos)
         if c == '"':
-            tree.string_start()
             self.quote = self.offset + pos
+            tree.string_start()
             self.state = STRING
             return pos + 1
         if c == "{" or c == "[":
             if end - pos >= self.scan_min and (stop := self._offer(buf, pos)):
                 return stop
+            self.at = self.offset + pos
             try:
                 tree.open({} if c == "{" else [])
             except DepthError as exc:
@@ -247,6 +252,7 @@ class Automaton(Tokens):
 
     def _close(self, pos: int) -> int:
         tree = self.tree
+        self.at = self.offset + pos
         tree.close()
         self.state = AFTER if tree.stack else DONE
         return pos + 1
@@ -269,6 +275,7 @@ class Automaton(Tokens):
                 to_int = self.to_int
                 to_float = self.to_float
                 while (m := MEMBER_RE.match(buf, pos)) is not None:
+                    self.match = m  # where it is, for a schema checker
                     key, string, number, fraction, literal, comma = m.groups()
                     pos = m.end()
                     if string is not None:
@@ -284,8 +291,8 @@ class Automaton(Tokens):
                     self.state = KEY if comma else AFTER
                     if not comma or pos == end or buf[pos] != '"':
                         return pos
-            tree.key_start()
             self.quote = self.offset + pos
+            tree.key_start()
             self.state = STRING
             return pos + 1
         if c == "}":
@@ -321,6 +328,7 @@ class Automaton(Tokens):
                 return pos + 1
             if c != ("]" if in_list else "}"):
                 raise self.fail(EXPECTING_COMMA, buf, pos)
+            self.at = self.offset + pos
             tree.close()
             pos += 1
             if not stack:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-__all__ = ["JSONDecodeError", "ParserStateError"]
+__all__ = ["JSONDecodeError", "ParserStateError", "SchemaError"]
 
 
 class JSONDecodeError(json.JSONDecodeError):
@@ -97,6 +97,73 @@ class ParserStateError(ValueError):
     so this is not a :class:`JSONDecodeError`.)"""
 
 
+class SchemaError(ValueError):
+    """A value breaks its schema (the JSON itself may be fine, so this is not a
+    :class:`JSONDecodeError`).
+
+    ``path`` and ``pointer``
+        where the value is: keys and indices from the root, and the same as a JSON Pointer
+        (``"/items/3/name"``; ``""`` for the root);
+    ``pos``, ``lineno``, ``colno``
+        the character that made the violation certain, counted as in :class:`JSONDecodeError`
+        (``pos`` from the start of the stream, across fragments): the value's first character
+        for a wrong type, the first character no allowed value begins with for ``enum`` and
+        ``const``, the closing brace for ``required``... (the README has the table);
+    ``start``
+        where the offending value begins;
+    ``keyword``, ``expected``, ``found``
+        the schema keyword broken, what it asks for, and what was found there;
+    ``schema_path``
+        where that keyword is in the schema, as a JSON Pointer.
+    """
+
+    def __init__(
+        self,
+        msg: str,
+        *,
+        path: tuple[str | int, ...] = (),
+        pos: int = 0,
+        lineno: int = 1,
+        colno: int = 1,
+        start: int = 0,
+        keyword: str = "",
+        expected: Any = None,
+        found: Any = None,
+        schema_path: str = "",
+    ) -> None:
+        pointer = "".join("/" + str(k).replace("~", "~0").replace("/", "~1") for k in path)
+        where = f"at {pointer}" if path else "at the root"
+        ValueError.__init__(self, f"{msg} {where}: line {lineno} column {colno} (char {pos})")
+        self.msg = msg
+        self.path = path
+        self.pointer = pointer
+        self.pos = pos
+        self.lineno = lineno
+        self.colno = colno
+        self.start = start
+        self.keyword = keyword
+        self.expected = expected
+        self.found = found
+        self.schema_path = schema_path
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_rebuild_schema, (self.msg, self.__dict__))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, SchemaError):
+            return NotImplemented
+        return self.__dict__ == other.__dict__
+
+    __hash__ = ValueError.__hash__
+
+
+def _rebuild_schema(msg: str, fields: dict[str, Any]) -> SchemaError:
+    names = ("path", "pos", "lineno", "colno", "start", "keyword", "expected", "found")
+    err = SchemaError(msg, **{k: fields[k] for k in names}, schema_path=fields["schema_path"])
+    return err
+
+
 # Tracebacks and reprs name the classes where users import them from.
 JSONDecodeError.__module__ = "jsonsnap"
 ParserStateError.__module__ = "jsonsnap"
+SchemaError.__module__ = "jsonsnap"

@@ -42,7 +42,8 @@ from typing import Any
 
 from ._automaton import Automaton
 from ._changes import Recorder
-from ._errors import JSONDecodeError, ParserStateError
+from ._check import checked_fast_paths
+from ._errors import JSONDecodeError, ParserStateError, SchemaError
 from ._fast import DEFAULT, FastPaths, Lane
 from ._grammar import PLAIN_CHARS, SIMPLE_ESCAPES, STRING
 from ._options import resolve
@@ -50,6 +51,8 @@ from ._reading import CLOSED, FAILED, OPEN, Reading
 from ._tree import Tree
 
 __all__ = ["Parser", "loads", "parse_partial"]
+
+_ERRORS = (JSONDecodeError, SchemaError)
 
 
 class Parser(Reading):
@@ -78,6 +81,9 @@ class Parser(Reading):
         object_pairs_hook: Callable[[list[tuple[str, Any]]], Any] | None = None,
         max_depth: int | None = None,
         track_changes: bool = False,
+        schema: Any = None,
+        on_violation: str = "raise",
+        typed: bool | None = None,
         _fast_paths: FastPaths = DEFAULT,
     ) -> None:
         self._options, plain = resolve(
@@ -93,22 +99,29 @@ class Parser(Reading):
             max_depth,
             track_changes,
         )
-        self._fast = _fast_paths
         self._recorder: Recorder | None = None
-        if plain and _fast_paths.plain_tree:
-            tree: Tree = Tree(partial_strings)
+        checked = self._set_schema(schema, on_violation, typed)
+        if checked is not None:
+            _fast_paths = checked_fast_paths(_fast_paths)
+        self._fast = _fast_paths
+        if checked is not None:
+            tree: Tree = checked
+        elif plain and _fast_paths.plain_tree:
+            tree = Tree(partial_strings)
         else:
             tree = self._make_tree(watched=track_changes)
         self._tree = tree
         self._box = tree.box
         self._auto = Automaton(tree, _fast_paths, self._options)
+        if checked is not None:
+            checked.auto = self._auto
         self._lanes: Lane | None = None  # made when first needed
         self._arms = _fast_paths.lane  # whether the lane may be taken
         self._lane: Lane | None = None  # the lane while armed (see feed)
         self._notify: Callable[[], None] | None = None  # delivers records to subscribers
         self._busy = False
         self._life = OPEN
-        self._error: JSONDecodeError | None = None
+        self._error: JSONDecodeError | SchemaError | None = None
         self._decoder: codecs.IncrementalDecoder | None = None
         if track_changes:
             self._observe(keep=True)
@@ -172,7 +185,7 @@ class Parser(Reading):
             try:  # _read, written out: this runs for every fragment
                 auto.run(text, False)
             except BaseException as exc:
-                self._failed(exc if isinstance(exc, JSONDecodeError) else auto.stopped)
+                self._failed(exc if isinstance(exc, _ERRORS) else auto.stopped)
                 raise
             finally:
                 self._busy = False
@@ -199,7 +212,7 @@ class Parser(Reading):
         (``err.incomplete`` is then true). Calling it again returns the same value.
         """
         if self._life is CLOSED:
-            return self._box[0]
+            return self._final()
         if self._life is not OPEN or self._busy:
             self._refuse("close")
         if self._lane is not None:
@@ -211,6 +224,8 @@ class Parser(Reading):
         finally:
             if self._notify is not None:
                 self._notify()
+        if self._schema is not None:
+            return self._close_checked()
         self._life = CLOSED
         return self._box[0]
 
@@ -231,12 +246,12 @@ class Parser(Reading):
         try:
             auto.run(text, final)
         except BaseException as exc:
-            self._failed(exc if isinstance(exc, JSONDecodeError) else auto.stopped)
+            self._failed(exc if isinstance(exc, _ERRORS) else auto.stopped)
             raise
         finally:
             self._busy = False
 
-    def _failed(self, err: JSONDecodeError) -> None:
+    def _failed(self, err: JSONDecodeError | SchemaError) -> None:
         if self._lane is not None:
             self._leave_lane()
         self._error = err
@@ -247,6 +262,8 @@ class Parser(Reading):
     def _arm_lane(self) -> None:
         """Enter the lane: the automaton stopped inside a visible string."""
         if self._decoder is not None:  # bytes: the lane takes text only
+            return
+        if getattr(self._tree, "saved", None) is not None:  # a string checked by character
             return
         lanes = self._lanes
         if lanes is None:

@@ -17,12 +17,14 @@ from typing import Any, Final
 
 from ._automaton import Automaton
 from ._changes import Change, Path, Recorder
-from ._errors import JSONDecodeError
+from ._check import CheckedTree
+from ._errors import JSONDecodeError, SchemaError
 from ._fast import FastPaths, Lane
 from ._grammar import DONE, STRING
 from ._observer import NOTHING
 from ._options import Options
 from ._tree import Tree, WatchedTree, copy_value
+from ._validating import Validating
 
 __all__ = ["CLOSED", "FAILED", "OPEN", "Reading"]
 
@@ -40,7 +42,7 @@ FAILED: Final = Life.FAILED
 CLOSED: Final = Life.CLOSED
 
 
-class Reading:
+class Reading(Validating):
     """The read side of a parser (see the module docstring)."""
 
     __slots__ = (
@@ -65,7 +67,7 @@ class Reading:
     _box: list[Any]
     _busy: bool
     _decoder: codecs.IncrementalDecoder | None
-    _error: JSONDecodeError | None
+    _error: JSONDecodeError | SchemaError | None
     _fast: FastPaths
     _lane: Lane | None
     _lanes: Lane | None
@@ -106,7 +108,10 @@ class Reading:
             self._box = tree.box
         recorder = self._recorder = Recorder(tree, keep)
         tree.observer = recorder
+        tree.placed = True
         self._auto = Automaton(tree, self._fast, self._options)
+        if isinstance(tree, CheckedTree):
+            tree.auto = self._auto
         return recorder
 
     # ------------------------------------------------------------------ the value
@@ -127,8 +132,11 @@ class Reading:
         """Whether the top-level value is complete (only whitespace may follow)."""
         return self._auto.state == DONE and not self._auto.tail
 
+    def _life_closed(self) -> None:
+        self._life = CLOSED
+
     @property
-    def error(self) -> JSONDecodeError | None:
+    def error(self) -> JSONDecodeError | SchemaError | None:
         """The error the parser failed with, or ``None``."""
         return self._error
 

@@ -70,6 +70,8 @@ class Tokens:
     # The automaton's state: the attributes both halves read (the automaton has a few more).
     __slots__ = (
         "allow_nan",
+        "at",
+        "buf",
         "constant",
         "fast",
         "final",
@@ -77,6 +79,7 @@ class Tokens:
         "lines",
         "long",
         "long_min",
+        "match",
         "number",
         "number_at",
         "number_cut",
@@ -94,6 +97,13 @@ class Tokens:
 
     tree: Tree
     fast: FastPaths
+    # For a schema checker (``_check``), where the builder call being made is about: ``at``,
+    # the character it reads (a bracket, a literal's first character, the character after a
+    # number), ``buf``, the text being read (from ``offset``), and ``match``, the fast path's
+    # last match (an element or a member read whole).
+    at: int
+    buf: str
+    match: Any
     state: State
     tail: str
     offset: int
@@ -159,6 +169,7 @@ class Tokens:
         if buf.startswith(name, pos):
             value = LITERAL_VALUES.get(name, NOTHING)
             tree = self.tree
+            self.number_at = self.at = self.offset + pos
             tree.scalar(self.constant(name) if value is NOTHING else value)
             self.state = AFTER if tree.stack else DONE
             return stop
@@ -167,6 +178,8 @@ class Tokens:
                 raise self.fail(EXPECTING_VALUE, buf, i)
         if self.final:
             raise self.fail(EXPECTING_VALUE, buf, end, incomplete=True)
+        self.at = self.offset + pos
+        self.tree.begins()
         if self.partial_literals:
             self.tree.provisional(self._constant(name))
         return ~pos
@@ -184,6 +197,8 @@ class Tokens:
             # Cut by the end of the fragment. A short number is held in the tail and read
             # again with the next fragment (in one match, often); a long one is read on
             # where it stopped, so that no digit is looked at twice.
+            self.at = self.offset + pos
+            self.tree.begins()
             if j - pos <= SHORT_NUMBER:
                 if self.partial_numbers:
                     self._show_number(buf[pos:j], _cut(m))
@@ -233,6 +248,7 @@ class Tokens:
         # error and the number stays unshown.
         stack = tree.stack
         if j == end or buf[j] in WS or (stack and buf[j] in ENDS[type(stack[-1]) is list]):
+            self.at = self.offset + j
             tree.scalar(value)
         self.state = AFTER if stack else DONE
         return j
@@ -334,7 +350,7 @@ class Tokens:
             return -1
         kind = buf[pos + 1]
         if kind in SIMPLE_ESCAPES:
-            self.tree.append(SIMPLE_ESCAPES[kind])
+            self.tree.escape(SIMPLE_ESCAPES[kind], 2)
             return pos + 2
         if kind != "u":
             raise self.fail(INVALID_ESCAPE, buf, pos + 1)
@@ -347,7 +363,7 @@ class Tokens:
         code = int(buf[pos + 2 : stop], 16)
         if 0xD800 <= code <= 0xDBFF:
             return self._high_surrogate(buf, code, stop, end)
-        self.tree.append(chr(code))
+        self.tree.escape(chr(code), 6)
         return stop
 
     def _high_surrogate(self, buf: str, code: int, stop: int, end: int) -> int:
@@ -367,12 +383,12 @@ class Tokens:
                     raise self.fail(INVALID_ESCAPE, buf, i)
                 if k > 1 and c not in HEX:
                     raise self.fail(INVALID_UNICODE_ESCAPE, buf, i)
-                self.tree.append(chr(code))
+                self.tree.escape(chr(code), 6)
                 return stop
         if low_end < stop + 6:
             return -1
         low = int(buf[stop + 2 : stop + 6], 16)
-        self.tree.append(chr(0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)))
+        self.tree.escape(chr(0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)), 12)
         return stop + 6
 
 

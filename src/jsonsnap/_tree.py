@@ -137,8 +137,14 @@ class Tree:
 
     #: A whole scalar (a number, a literal, a string read in one piece).
     scalar = _link
+    #: A whole scalar array element read by the ``elements`` fast path.
+    element = _link
     #: A whole array or object, read at once.
     whole = _link
+
+    def begins(self) -> None:
+        """A number or literal begins, and the fragment ends before it does (for a schema
+        checker: its type is known from its first character)."""
 
     def member(self, key: str, value: Any) -> None:
         """A member read whole: its key and its scalar value (``_link`` for an object, written
@@ -210,6 +216,10 @@ class Tree:
         holder[key] = None
         s += text
         holder[key] = s
+
+    def escape(self, text: str, length: int) -> None:
+        """Decoded text for the open string, from one escape ``length`` characters long."""
+        self.append(text)
 
     def string_end(self) -> bool:
         """The closing quote was read; return whether the string was a key."""
@@ -318,6 +328,7 @@ class WatchedTree(Tree):
         "open_string",
         "pairs",
         "pairs_hook",
+        "placed",
     )
 
     def __init__(
@@ -335,6 +346,7 @@ class WatchedTree(Tree):
         self.pairs: list[list[tuple[Any, Any]]] | None = [] if pairs_hook else None
         self.max_depth = max_depth
         self.observer: Observer | None = None
+        self.placed = False  # whether nodes are kept (for an observer or a checker)
         self.nodes: list[Node] = []
         self.mark = 0  # how much of the open string has been reported
         self.open_string: tuple[Node | None, Key] = (None, None)  # where it is
@@ -367,6 +379,9 @@ class WatchedTree(Tree):
         self.keys[-1] = key
         self.scalar(value)
 
+    def element(self, value: Any) -> None:
+        self.scalar(value)
+
     def scalar(self, value: Any) -> None:
         self._link(value)
         observer = self.observer
@@ -384,10 +399,11 @@ class WatchedTree(Tree):
         self._link(container)
         if self.pairs is not None:
             self.pairs.append([])
-        observer = self.observer
-        if observer is not None:
+        if self.placed:
             where, key = self.where()
-            observer.started(where, key, "array" if type(container) is list else "object")
+            observer = self.observer
+            if observer is not None:
+                observer.started(where, key, "array" if type(container) is list else "object")
             self.nodes.append(node(where, key))
         self.stack.append(container)
         self.keys.append(None)
@@ -397,7 +413,7 @@ class WatchedTree(Tree):
         stack = self.stack
         value = stack.pop()
         self.keys.pop()
-        if self.observer is not None:
+        if self.placed:
             self.nodes.pop()
         pairs = self.pairs
         if pairs is not None:

@@ -1,0 +1,196 @@
+"""Violations: a failed check positioned, worded and reported (the checker's half that
+makes :class:`~jsonsnap.SchemaError`).
+
+A check that fails hands its error to :meth:`Faults._fail` with its *owner*: ``None`` when
+the value must pass it, or the :class:`Branch` of an ``anyOf``/``oneOf`` alternative it
+belongs to. A failure kills the branch; the :class:`Group` fails when its last branch dies
+(with the last branch's own error when that branch had outlived the others, else with the
+group's), and what reaches the top is reported: raised at once (``on_violation="raise"``), or
+kept once per place, keyword and schema location (``"collect"``). Positions become lines and
+columns from the automaton's ``buf``, ``offset`` and ``lines`` (a position before ``offset``
+is in the token being read, which holds no newline).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._errors import SchemaError
+from ._observer import Key, path_of
+from ._schema import Shape, describe
+
+__all__ = ["Branch", "Faults", "Group", "Where", "alive"]
+
+#: Where a value is: the node of its container (``None`` for the root) and its key or index.
+Where = tuple[Any, Key]
+
+
+class Branch:
+    """One alternative of an ``anyOf``/``oneOf``: alive until one of its checks fails."""
+
+    __slots__ = ("dead", "fault", "group")
+
+    def __init__(self, group: Group) -> None:
+        self.group = group
+        self.dead = False
+        self.fault: SchemaError | None = None
+
+
+class Group:
+    """An ``anyOf`` or ``oneOf`` on one value."""
+
+    __slots__ = ("branches", "failed", "keyword", "owner", "shape", "single_at", "start", "where")
+
+    def __init__(
+        self, owner: Branch | None, keyword: str, shape: Shape, where: Where, start: int
+    ) -> None:
+        self.owner = owner
+        self.keyword = keyword
+        self.shape = shape
+        self.branches: list[Branch] = []
+        self.failed = False
+        self.single_at = -1  # where all branches but one had died
+        self.where = where
+        self.start = start
+
+
+def alive(owner: Branch | None) -> bool:
+    """Whether a check of this owner still counts (its branch and the ones above are alive)."""
+    while owner is not None:
+        if owner.dead:
+            return False
+        owner = owner.group.owner
+    return True
+
+
+class Faults:
+    """Making, positioning and reporting violations (a part of the checked tree)."""
+
+    __slots__ = ()
+
+    auto: Any
+    raise_: bool
+    violations: list[SchemaError]
+    faults: set[tuple[int, str, str]]
+
+    def _locate(self, pos: int) -> tuple[int, int]:
+        auto = self.auto
+        offset = auto.offset
+        if pos >= offset:
+            buf = auto.buf
+            index = pos - offset
+            newlines = buf.count("\n", 0, index)
+            if newlines:
+                return auto.lines + newlines + 1, index - buf.rfind("\n", 0, index)
+        return auto.lines + 1, pos - auto.line_start + 1
+
+    def _error(
+        self,
+        msg: str,
+        keyword: str,
+        expected: Any,
+        found: Any,
+        pos: int,
+        where: Where,
+        start: int,
+        shape: Shape,
+    ) -> SchemaError:
+        lineno, colno = self._locate(pos)
+        pointer = shape.pointer
+        if keyword not in ("false",) and not pointer.endswith("/" + keyword):
+            pointer = f"{pointer}/{keyword}"
+        return SchemaError(
+            msg,
+            path=path_of(*where),
+            pos=pos,
+            lineno=lineno,
+            colno=colno,
+            start=start,
+            keyword=keyword,
+            expected=expected,
+            found=found,
+            schema_path=pointer,
+        )
+
+    def _fail(self, owner: Branch | None, err: SchemaError) -> None:
+        """A check of ``owner`` failed with ``err``: kill the branch, fail its group when it
+        was the last, report what reaches the top."""
+        while owner is not None:
+            if owner.dead:
+                return
+            owner.dead = True
+            owner.fault = err
+            group = owner.group
+            if group.failed:
+                return
+            left = [b for b in group.branches if not b.dead]
+            if len(left) == 1 and group.single_at < 0:
+                group.single_at = err.pos
+            if left:
+                return
+            group.failed = True
+            if not (0 <= group.single_at < err.pos):  # they died together: the group's fault
+                n = len(group.branches)
+                err = self._error(
+                    f"matches none of the {n} alternatives of {group.keyword} ({err.msg})",
+                    group.keyword,
+                    n,
+                    err.found,
+                    err.pos,
+                    group.where,
+                    group.start,
+                    group.shape,
+                )
+            owner = group.owner
+        self._report(err)
+
+    def _report(self, err: SchemaError) -> None:
+        if self.raise_:
+            raise err
+        key = (err.pos, err.keyword, err.pointer)
+        if key not in self.faults:
+            self.faults.add(key)
+            self.violations.append(err)
+
+    def _enum_error(
+        self, shape: Shape, found: Any, pos: int, where: Where, start: int
+    ) -> SchemaError:
+        enum = shape.enum or ()
+        if shape.enum_kw == "const":
+            msg = f"expected {describe(enum[0])}" if enum else "no value is allowed"
+            return self._error(
+                msg, "const", enum[0] if enum else None, found, pos, where, start, shape
+            )
+        shown = ", ".join(describe(v, 30) for v in enum[:8]) + (", ..." if len(enum) > 8 else "")
+        return self._error(
+            f"expected one of {shown}", "enum", list(enum), found, pos, where, start, shape
+        )
+
+    def _number_error(
+        self,
+        fault: tuple[str, Any],
+        value: Any,
+        pos: int,
+        where: Where,
+        start: int,
+        shape: Shape,
+    ) -> SchemaError:
+        keyword, limit = fault
+        words = {
+            "minimum": "at least",
+            "maximum": "at most",
+            "exclusiveMinimum": "more than",
+            "exclusiveMaximum": "less than",
+            "multipleOf": "a multiple of",
+            "type": "",
+        }[keyword]
+        return self._error(
+            f"expected {words} {limit}, found {describe(value)}",
+            keyword,
+            limit,
+            value,
+            pos,
+            where,
+            start,
+            shape,
+        )

@@ -1,0 +1,291 @@
+"""What a parser with a schema says of its value: violations, field states, typed values.
+
+:class:`Validating` is the schema side of :class:`~jsonsnap.Parser` (``Reading`` derives from
+it): it makes the :class:`~jsonsnap._check.CheckedTree` from the ``schema=`` option, ends the
+check at ``close()`` and converts the final value to the schema's Python type; and it answers
+the questions a UI asks while the value streams: which violations were found
+(``violations``), the state of a field (``field_state``: pending, streaming, complete,
+invalid or absent), which required fields are still missing (``missing``), a typed partial
+view (``view``), and the finished elements of an array, converted (``take``). It reads the
+value and the checker's frames; it never changes the value.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+from enum import Enum
+from typing import Any
+
+from ._check import CheckedTree
+from ._errors import JSONDecodeError, SchemaError
+from ._faults import alive
+from ._observer import NOTHING
+from ._schema import Schema, Shape
+
+__all__ = ["FieldState", "Validating"]
+
+
+class FieldState(str, Enum):
+    """The state of a field of a value checked against a schema."""
+
+    PENDING = "pending"  # declared by the schema, not seen yet
+    STREAMING = "streaming"  # being read
+    COMPLETE = "complete"  # read, final, and no violation in it
+    INVALID = "invalid"  # a violation was found in it
+    ABSENT = "absent"  # not in the value, and not expected (any more)
+
+    def __str__(self) -> str:
+        return self.value
+
+
+FieldState.__module__ = "jsonsnap"
+
+_MODES = ("raise", "collect")
+
+
+class Validating:
+    """The schema side of a parser (see the module docstring)."""
+
+    __slots__ = ("_schema", "_taken", "_typed")
+
+    _schema: Schema | None
+    _typed: bool
+    _taken: dict[tuple[str | int, ...], int]
+    # (declared by Reading)
+    _tree: Any
+    _box: list[Any]
+    _error: JSONDecodeError | SchemaError | None
+    _options: Any
+
+    def _failed(self, err: JSONDecodeError | SchemaError) -> None:  # pragma: no cover
+        raise NotImplementedError
+
+    def is_complete(self, path: Sequence[str | int] = ()) -> bool:  # pragma: no cover
+        raise NotImplementedError
+
+    def _set_schema(self, schema: Any, on_violation: str, typed: bool | None) -> CheckedTree | None:
+        """Compile ``schema`` (if any) and make the tree that checks against it."""
+        if on_violation not in _MODES:
+            raise ValueError(f"on_violation is 'raise' or 'collect', not {on_violation!r}")
+        self._taken = {}
+        if schema is None:
+            if typed:
+                raise ValueError("typed=True needs a schema= that is a Python type")
+            self._schema = None
+            self._typed = False
+            return None
+        compiled = schema if isinstance(schema, Schema) else Schema(schema)
+        self._schema = compiled
+        if typed and compiled.type is None:
+            raise ValueError("typed=True needs a schema= that is a Python type, not a dict")
+        self._typed = compiled.type is not None if typed is None else typed
+        partial_strings = self._options[0]
+        object_hook, pairs_hook, depth = self._options[7:10]
+        return CheckedTree(
+            compiled.root,
+            on_violation == "raise",
+            partial_strings=partial_strings,
+            object_hook=object_hook,
+            pairs_hook=pairs_hook,
+            max_depth=depth,
+        )
+
+    # ------------------------------------------------------------------ the end
+
+    def _close_checked(self) -> Any:
+        """close() with a schema: the first violation collected fails the parser."""
+        violations = self._tree.violations
+        if violations:
+            self._failed(violations[0])
+            raise copy.copy(violations[0])
+        self._life_closed()
+        return self._final()
+
+    def _life_closed(self) -> None:  # pragma: no cover - Reading's
+        raise NotImplementedError
+
+    def _final(self) -> Any:
+        """The final value, converted to the schema's type when the parser is typed."""
+        value = self._box[0]
+        if self._typed and self._schema is not None:
+            from ._types import convert
+
+            return convert(value, self._schema.type)
+        return value
+
+    # ------------------------------------------------------------------ questions
+
+    @property
+    def schema(self) -> Schema | None:
+        """The schema the value is checked against (``None``: not checked)."""
+        return self._schema
+
+    @property
+    def violations(self) -> list[SchemaError]:
+        """The violations found so far (``on_violation="collect"``; with ``"raise"`` the first
+        one is raised, and is also here), in the order they were found."""
+        tree = self._tree
+        if not isinstance(tree, CheckedTree):
+            return []
+        found = list(tree.violations)
+        error = self._error
+        if isinstance(error, SchemaError) and error not in found:
+            found.append(error)
+        return found
+
+    def _invalid(self, path: tuple[str | int, ...]) -> bool:
+        """Whether a violation was found at or under ``path``."""
+        n = len(path)
+        return any(v.path[:n] == path for v in self.violations)
+
+    def field_state(self, path: Sequence[str | int] = ()) -> FieldState:
+        """The state of the field at ``path``: ``PENDING`` (declared by the schema and not
+        seen yet), ``STREAMING``, ``COMPLETE``, ``INVALID`` (a violation at or under it), or
+        ``ABSENT`` (neither in the value nor to be expected: undeclared, or its object is
+        complete without it)."""
+        path = tuple(path)
+        found, _, parent_found = _walk(self._box[0], path)
+        if found:
+            if self._invalid(path):
+                return FieldState.INVALID
+            return FieldState.COMPLETE if self.is_complete(path) else FieldState.STREAMING
+        if parent_found and path and self.is_complete(path[:-1]):
+            return FieldState.ABSENT
+        if self._schema is not None and _declared(self._schema.root, path):
+            return FieldState.PENDING
+        return FieldState.ABSENT
+
+    def missing(self, path: Sequence[str | int] = ()) -> list[str]:
+        """The required properties of the object at ``path`` that have not been seen (those
+        its schema requires; for an object still open, as the alternatives still possible
+        require)."""
+        path = tuple(path)
+        found, value, _ = _walk(self._box[0], path)
+        present = value if found and isinstance(value, dict) else {}
+        required: dict[str, None] = {}
+        tree = self._tree
+        frame = _open_frame(tree, path) if isinstance(tree, CheckedTree) else None
+        if frame is not None:
+            for leaf in frame.leaves:
+                if alive(leaf.owner):
+                    required.update(dict.fromkeys(leaf.shape.required))
+        elif self._schema is not None:
+            for shape in _shapes_at(self._schema.root, path):
+                required.update(dict.fromkeys(shape.required))
+        return [k for k in required if k not in present]
+
+    def view(self, *, defaults: bool = False) -> Any:
+        """The value so far as the schema's Python type: every field its value so far or
+        :data:`jsonsnap.NOT_YET` (never a value of the wrong type, nor one with a violation);
+        a nested dataclass appears as soon as its object starts; with ``defaults=True`` an
+        absent field shows its default."""
+        if self._schema is None or self._schema.type is None:
+            raise ValueError("view() needs a schema= that is a Python type")
+        from ._types import NOT_YET, view
+
+        root = self._box[0]
+        if root is NOTHING:
+            return NOT_YET
+        return view(root, self._schema.type, invalid=self._invalid, defaults=defaults)
+
+    def take(self, path: Sequence[str | int] = ()) -> list[tuple[int, Any]]:
+        """The elements of the array at ``path`` completed since the last call, as
+        ``(index, value)``, each converted to its Python type (a typed parser) or the checked
+        value; elements with a violation are left out (they are in ``violations``)."""
+        path = tuple(path)
+        found, array, _ = _walk(self._box[0], path)
+        if not found or not isinstance(array, list):
+            return []
+        done = len(array)
+        if done and not self.is_complete(path) and not self.is_complete((*path, done - 1)):
+            done -= 1
+        start = self._taken.get(path, 0)
+        self._taken[path] = done
+        item_type: Any = None
+        if self._typed and self._schema is not None:
+            from ._types import convert, type_at
+
+            item_type = type_at(self._schema.type, (*path, 0))
+        out = []
+        for i in range(start, done):
+            if self._invalid((*path, i)):
+                continue
+            item = array[i]
+            out.append(
+                (i, convert(item, item_type) if item_type is not None else copy.deepcopy(item))
+            )
+        return out
+
+
+def _walk(root: Any, path: tuple[str | int, ...]) -> tuple[bool, Any, bool]:
+    """The value at ``path``: (found, value, whether its parent was found)."""
+    value = root
+    if value is NOTHING:
+        return False, None, not path
+    for i, step in enumerate(path):
+        if isinstance(value, dict):
+            if not isinstance(step, str) or step not in value:
+                return False, None, i == len(path) - 1
+            value = value[step]
+        elif isinstance(value, list) and type(step) is int and 0 <= step < len(value):
+            value = value[step]
+        else:
+            return False, None, i == len(path) - 1
+    return True, value, True
+
+
+def _open_frame(tree: CheckedTree, path: tuple[str | int, ...]) -> Any:
+    """The checker's frame of the open container at ``path``, or ``None``."""
+    depth = len(path)
+    if depth < len(tree.stack) and tree.path_here(depth) == path:
+        return tree.frames[depth]
+    return None
+
+
+def _flatten(shape: Shape, out: list[Shape], branches: bool) -> None:
+    """``shape`` and what applies to the same value: ``allOf`` and ``$ref`` (and the
+    alternatives of ``anyOf``/``oneOf`` too, with ``branches``)."""
+    todo = [shape]
+    seen: set[int] = set()
+    while todo:
+        s = todo.pop()
+        if id(s) in seen:
+            continue
+        seen.add(id(s))
+        out.append(s)
+        todo.extend(s.all_of)
+        if branches:
+            todo.extend(s.any_of)
+            todo.extend(s.one_of)
+
+
+def _shapes_at(root: Shape, path: tuple[str | int, ...], branches: bool = False) -> list[Shape]:
+    """The shapes that apply at ``path`` whatever the value (with ``branches``, any that may)."""
+    shapes: list[Shape] = []
+    _flatten(root, shapes, branches)
+    for step in path:
+        nxt: list[Shape] = []
+        for shape in shapes:
+            if isinstance(step, int):
+                sub = shape.item_shape(step)
+                if sub is not None:
+                    _flatten(sub, nxt, branches)
+            else:
+                for sub in shape.key_shapes(step) if step in shape.props or branches else ():
+                    _flatten(sub, nxt, branches)
+        shapes = nxt
+    return shapes
+
+
+def _declared(root: Shape, path: tuple[str | int, ...]) -> bool:
+    """Whether some alternative of the schema names the property at ``path``."""
+    if not path:
+        return True
+    key = path[-1]
+    for shape in _shapes_at(root, path[:-1], branches=True):
+        if isinstance(key, str) and key in shape.props:
+            return True
+        if isinstance(key, int) and key < len(shape.prefix):
+            return True
+    return False
