@@ -11,7 +11,8 @@ final value equals ``json.loads`` exactly, the ratio to one ``json.loads`` of th
 document and the ratio of jiter's (trailing-strings) time to the parser's. A parser whose time,
 projected from its first fragments, exceeds the budget is skipped and its projection shown.
 Group ``H`` (run unless ``--only`` leaves it out) adds the growth exponents of jsonsnap on the
-hostile inputs of ``hostile.py``. See ``benchmarks/README.md``.
+hostile inputs of ``hostile.py``, and group ``S`` what checking against a schema costs
+(``schema.py``). See ``benchmarks/README.md``.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from typing import Any
 import hostile as hostile_module
 import jsonsnap
 import peers as peers_module
+import schema as schema_module
 import workloads as workloads_module
 from peers import Peer
 from workloads import Workload
@@ -46,6 +48,8 @@ from workloads import Workload
 ROOT = Path(__file__).resolve().parent.parent
 HOSTILE = "H"
 """The group of hostile inputs (``hostile.py``): growth exponents of jsonsnap alone."""
+SCHEMA = "S"
+"""The group of schema checking (``schema.py``): jsonsnap checked against jsonsnap plain."""
 REFERENCE = "jiter-trailing"
 """The peer whose time is divided by each parser's in the last column."""
 
@@ -1081,7 +1085,10 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     ap.add_argument(
         "--only",
         default="",
-        help=f"workload groups, e.g. A,B; {HOSTILE} for the hostile inputs (default: all)",
+        help=(
+            f"workload groups, e.g. A,B; {HOSTILE} for the hostile inputs, {SCHEMA} for schema "
+            "checking (default: all)"
+        ),
     )
     ap.add_argument("--peers", default="", help="parsers, e.g. jsonsnap,jiter (default: all)")
     ap.add_argument(
@@ -1131,7 +1138,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         memory_limit=pick(args.memory_limit, 15.0, 3.0),
         quick=quick,
     )
-    known = [*workloads_module.GROUPS, HOSTILE]
+    known = [*workloads_module.GROUPS, HOSTILE, SCHEMA]
     groups = [g.strip().upper() for g in args.only.split(",") if g.strip()] or known
     unknown = [g for g in groups if g not in known]
     if unknown:
@@ -1228,10 +1235,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         sections.append(hostile_module.section(hostile, cap))
         print(sections[-1], flush=True)
 
+    checked: list[schema_module.Row] = []
+    if SCHEMA in groups and any(p.id == "jsonsnap" for p in chosen):
+        progress("schema checking (benchmarks/schema.py) ...")
+        checked = schema_module.measure(quick=settings.quick, progress=progress)
+        sections.append(schema_module.section(checked))
+        print(sections[-1], flush=True)
+
     goals = targets(results, rows, shots, chosen)
     name = f"hostile inputs: growth exponent N -> 4N <= {hostile_module.LIMIT:g} on every one"
     if hostile:
         passed, text = hostile_module.summary(hostile)
+        goals.append(Target(name, passed, text))
+    else:
+        goals.append(Target(name, None, "not run"))
+    name = "schema checking: checked / plain, B 1 MB <= 1.5x and C 20,000 <= 2x"
+    if checked:
+        passed, text = schema_module.summary(checked)
         goals.append(Target(name, passed, text))
     else:
         goals.append(Target(name, None, "not run"))
@@ -1278,6 +1298,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "growth": [asdict(g) for g in rows],
             "one_shot": [asdict(s) for s in shots],
             "hostile": [asdict(g) for g in hostile],
+            "schema": [asdict(r) for r in checked],
             "targets": [asdict(t) for t in goals],
             "elapsed_seconds": elapsed,
         }

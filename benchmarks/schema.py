@@ -1,0 +1,172 @@
+"""What checking against a schema costs: the same stream parsed plain and checked, side by side.
+
+    python benchmarks/schema.py            # B 1 MB and C 20,000
+    python benchmarks/schema.py --quick    # B 10 KB and C 2,000
+
+Streams the documents of workloads B (a file write, schema ``{path: string, content:
+string}``, both required, no other key) and C (an array of records, with a schema for the
+record: every field's type, ``required``, ``additionalProperties: false``, number bounds, a
+fixed-length ``dims`` array) through ``jsonsnap.Parser()`` and through
+``jsonsnap.Parser(schema=...)``, a snapshot after each fragment, in interleaved rounds (plain,
+checked, plain, checked...) so that both see the same machine. Reports the best time of each,
+the ratio of checked to plain (targets: B at most 1.5x, C at most 2x) and both against one
+``json.loads`` of the document. ``run.py`` includes this as group ``S``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import gc
+import json
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import jsonsnap
+import workloads as workloads_module
+
+clock = time.perf_counter
+
+FILE_WRITE: dict[str, Any] = {
+    "type": "object",
+    "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
+    "required": ["path", "content"],
+    "additionalProperties": False,
+}
+_NUMBER = {"type": "number"}
+RECORDS: dict[str, Any] = {
+    "type": "array",
+    "items": {
+        "type": "object",
+        "properties": {
+            "id": {"type": "integer", "minimum": 0},
+            "name": {"type": "string"},
+            "price": _NUMBER,
+            "qty": {"type": "integer", "minimum": 0, "maximum": 500},
+            "active": {"type": "boolean"},
+            "note": {"type": ["string", "null"]},
+            "tags": {"type": "array", "items": {"type": "string"}},
+            "dims": {
+                "type": "array",
+                "prefixItems": [_NUMBER, _NUMBER, {"type": "array"}],
+                "minItems": 3,
+                "maxItems": 3,
+            },
+        },
+        "required": ["id", "name", "price", "qty", "active", "note", "tags", "dims"],
+        "additionalProperties": False,
+    },
+}
+#: The workloads measured, with their schema and the largest checked/plain ratio that passes.
+CASES: tuple[tuple[str, str, dict[str, Any], float], ...] = (
+    ("B 1 MB", "B 10 KB", FILE_WRITE, 1.5),
+    ("C 20,000", "C 2,000", RECORDS, 2.0),
+)
+
+
+@dataclass
+class Row:
+    workload: str
+    loads: float
+    plain: float
+    checked: float
+    limit: float
+
+    @property
+    def ratio(self) -> float:
+        return self.checked / self.plain
+
+    @property
+    def passed(self) -> bool:
+        return self.ratio <= self.limit
+
+
+def stream(fragments: Sequence[str], schema: jsonsnap.Schema | None) -> Any:
+    parser = jsonsnap.Parser(schema=schema) if schema is not None else jsonsnap.Parser()
+    for fragment in fragments:
+        parser.feed(fragment)
+        parser.snapshot()
+    return parser.close()
+
+
+def _timed(func: Callable[[], object]) -> float:
+    gc.collect()
+    start = clock()
+    func()
+    return clock() - start
+
+
+def measure(
+    quick: bool = False, rounds: int = 7, progress: Callable[[str], None] = print
+) -> list[Row]:
+    """Measure each case; the plain and checked runs interleaved, ``rounds`` of each."""
+    built = {w.name: w for w in workloads_module.build(quick=quick, groups="BC")}
+    rows = []
+    for full, small, schema_json, limit in CASES:
+        wl = built[small if quick else full]
+        schema = jsonsnap.Schema(schema_json)
+        expected = json.loads(wl.text)
+        if stream(wl.fragments, schema) != expected or stream(wl.fragments, None) != expected:
+            raise AssertionError(f"{wl.name}: a final value differs from json.loads")
+        fragments, text = wl.fragments, wl.text
+        runs: list[Callable[[], object]] = [
+            functools.partial(stream, fragments, None),
+            functools.partial(stream, fragments, schema),
+            functools.partial(json.loads, text),
+        ]
+        plain = checked = loads = float("inf")
+        for _ in range(rounds):
+            plain = min(plain, _timed(runs[0]))
+            checked = min(checked, _timed(runs[1]))
+            loads = min(loads, _timed(runs[2]))
+        row = Row(wl.name, loads, plain, checked, limit)
+        progress(f"  {wl.name}: plain {plain * 1e3:.1f} ms, checked {checked * 1e3:.1f} ms")
+        rows.append(row)
+    return rows
+
+
+def section(rows: list[Row]) -> str:
+    """The markdown section of docs/benchmarks.md."""
+    lines = [
+        "### Schema checking: the same stream plain and checked",
+        "",
+        "`Parser(schema=...)` against `Parser()` on the same fragments (a snapshot after each),",
+        "interleaved rounds, best of each (`benchmarks/schema.py`). B: `{path: string, content:",
+        "string}`; C: a schema for each record (types, bounds, `required`,",
+        "`additionalProperties: false`, a fixed-length array).",
+        "",
+        "| workload | json.loads | plain | checked | checked / plain | target "
+        "| checked / json.loads |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    lines.extend(
+        f"| {r.workload} | {r.loads * 1e3:.2f} ms | {r.plain * 1e3:.1f} ms | "
+        f"{r.checked * 1e3:.1f} ms | **{r.ratio:.2f}x** | <= {r.limit:g}x "
+        f"{'PASS' if r.passed else 'FAIL'} | {r.checked / r.loads:.1f}x |"
+        for r in rows
+    )
+    return "\n".join(lines) + "\n"
+
+
+def summary(rows: list[Row]) -> tuple[bool, str]:
+    text = ", ".join(f"{r.workload} {r.ratio:.2f}x (<= {r.limit:g})" for r in rows)
+    return all(r.passed for r in rows), text
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    ap.add_argument("--quick", action="store_true", help="the small sizes")
+    ap.add_argument("--rounds", type=int, default=7, help="rounds of each (default 7)")
+    args = ap.parse_args(argv)
+    rows = measure(quick=args.quick, rounds=args.rounds)
+    print(section(rows))
+    passed, text = summary(rows)
+    print(("PASS " if passed else "FAIL ") + text)
+    return 0 if passed else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
