@@ -23,6 +23,8 @@ import pytest
 import jsonsnap
 from chunking import chunkings
 from jsonsnap import NOT_YET, FieldState, Parser, Schema, SchemaError
+from jsonsnap._fast import GENERAL
+from test_fast_paths import CONFIGS
 
 # ---------------------------------------------------------------------------- the table
 
@@ -453,3 +455,22 @@ def test_huge_numbers_and_many_alternatives() -> None:
     with pytest.raises(SchemaError) as err:
         jsonsnap.loads("300", schema=many)
     assert err.value.keyword == "anyOf"
+
+
+# ---------------------------------------------------------------------------- fast paths
+
+
+def test_violations_are_the_same_whichever_fast_paths_run() -> None:
+    docs = [doc for _, doc, *_ in ROWS] + ['{"path": "a\\u0062c.py", "tags": ["\\n", "\\n"]}']
+    for doc in docs:
+        for label, fragments in chunkings(doc, rounds=2):
+            expected = _collected(doc, fragments, GENERAL)
+            for name, fast in CONFIGS.items():
+                assert _collected(doc, fragments, fast) == expected, (name, label, doc)
+
+
+def _collected(doc: str, fragments: Sequence[str], fast: Any) -> list[tuple[Any, ...]]:
+    parser = Parser(schema=OBJ, on_violation="collect", _fast_paths=fast)
+    for fragment in fragments:
+        parser.feed(fragment)
+    return [(v.keyword, v.path, v.pos, v.start, v.found, str(v)) for v in parser.violations]
