@@ -37,7 +37,7 @@ import time
 import types
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 import jsonsnap
 from workloads import SEED, source_text
@@ -96,6 +96,17 @@ def integer_float(n: int) -> str:
 def nested(n: int) -> str:
     """Arrays nested ``n`` deep: ``[[[...]]]``, ``2n`` characters."""
     return "[" * n + "]" * n
+
+
+#: An array of itself, or an integer, at every level (a group of alternatives per level).
+NESTED_ANY_OF: Final = {
+    "$defs": {
+        "t": {"anyOf": [{"type": "array", "items": {"$ref": "#/$defs/t"}}, {"type": "integer"}]}
+    },
+    "$ref": "#/$defs/t",
+}
+#: A string whose characters are counted and whose whole is searched.
+LONG_STRING: Final = {"type": "string", "maxLength": 10**9, "pattern": "^[^\\x00]"}
 
 
 def long_string(n: int) -> str:
@@ -176,6 +187,8 @@ class Hostile:
     """``feed`` only; ``snapshot()`` after each fragment; ``changes()`` drained after each
     (``track_changes=True``); or one ``subscribe(("x",), ...)`` that never matches."""
     partial_numbers: bool = False
+    schema: Any = None
+    """A schema the value is checked against while it streams (``None``: not checked)."""
 
     def text(self, n: int) -> str:
         return self.build(n)
@@ -190,7 +203,9 @@ class Hostile:
         """Open a parser, feed every fragment as the mode says, close it: the timed work."""
         out = Outcome()
         parser = jsonsnap.Parser(
-            partial_numbers=self.partial_numbers, track_changes=self.mode == "changes"
+            partial_numbers=self.partial_numbers,
+            track_changes=self.mode == "changes",
+            schema=self.schema,
         )
         if self.mode == "subscribe":
 
@@ -340,6 +355,29 @@ def workloads(quick: bool = False) -> list[Hostile]:
     )
     out.append(
         Hostile(
+            "nested/schema",
+            f"{deep}, 16 chars per `feed()`, checked against a recursive `anyOf` (an array of "
+            "itself, or an integer): a group of alternatives per level",
+            nested,
+            16_000,
+            unit="depth",
+            fragment=16,
+            schema=NESTED_ANY_OF,
+        )
+    )
+    out.append(
+        Hostile(
+            "string/schema",
+            "a string of n chars, 1 char per `feed()`, checked against `maxLength` and "
+            "`pattern`: read one escape at a time, each character's place counted",
+            long_string,
+            200_000,
+            unit="chars",
+            schema=LONG_STRING,
+        )
+    )
+    out.append(
+        Hostile(
             "string",
             "control: a string of n chars of source-like text, 1 char per `feed()`",
             long_string,
@@ -358,6 +396,7 @@ def workloads(quick: bool = False) -> list[Hostile]:
                 h.fragment,
                 h.mode,
                 h.partial_numbers,
+                h.schema,
             )
             for h in out
         ]

@@ -51,7 +51,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from ._checks import GENERAL, Checks, Frame, Leaf, common
+from ._checks import GENERAL, NO_GROUPS, Checks, Frame, Leaf, common
 from ._errors import SchemaError
 from ._fast import FastPaths
 from ._faults import alive
@@ -133,7 +133,7 @@ class CheckedTree(Checks, WatchedTree):
             where = self._here()
             self._open(container)
             self.frames.append(
-                Frame(kind, [Leaf(sub, None)], [], where, start) if sub.own else None
+                Frame(kind, [Leaf(sub, None)], NO_GROUPS, where, start) if sub.own else None
             )
             return
         leaves, groups, where = self._begin(kind, start)

@@ -14,8 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._errors import SchemaError
-from ._faults import Branch, Faults, Group, Where, alive
+from ._faults import Branch, Fault, Faults, Group, Where, alive, settle
 from ._schema import (
     BOOLEAN,
     INTEGER,
@@ -32,12 +31,16 @@ from ._schema import (
     type_names,
 )
 
-__all__ = ["GENERAL", "KIND", "NUMBERS", "Checks", "Frame", "Leaf"]
+__all__ = ["GENERAL", "KIND", "NO_GROUPS", "NUMBERS", "Checks", "Frame", "Leaf"]
 
 #: Not the commonest case (see Checks._one_shape).
 GENERAL: Any = object()
 KIND = {type(None): NULL, bool: BOOLEAN, int: INTEGER, float: NUMBER, str: STRING}
 NUMBERS = INTEGER | NUMBER
+#: The one empty list of leaves a frame without key checks holds, and of groups a frame
+#: without alternatives holds (never changed: fewer objects for the garbage collector).
+_NONE: list[Any] = []
+NO_GROUPS: list[Group] = []
 
 
 class Leaf:
@@ -73,10 +76,10 @@ class Frame:
         if len(leaves) == 1:
             shape = leaves[0].shape
             self.unique = shape.unique
-            self.keys: list[Leaf] = leaves if shape.keyed else []
+            self.keys: list[Leaf] = leaves if shape.keyed else _NONE
         else:
             self.unique = any(leaf.shape.unique for leaf in leaves)
-            self.keys = [leaf for leaf in leaves if leaf.shape.keyed]
+            self.keys = [leaf for leaf in leaves if leaf.shape.keyed] or _NONE
 
 
 class Checks(Faults):
@@ -127,8 +130,7 @@ class Checks(Faults):
                 group = Group(owner, keyword, shape, where, start)
                 groups.append(group)
                 for sub in alternatives:
-                    branch = Branch(group)
-                    group.branches.append(branch)
+                    branch = Branch(group)  # (it joins the group)
                     self._expand(sub, branch, leaves, groups, where, start, set(seen))
         seen.discard(id(shape))
 
@@ -314,10 +316,11 @@ class Checks(Faults):
     def _end_groups(self, groups: list[Group], end: int) -> None:
         """The value of ``groups`` is complete: ``oneOf`` must have one branch left."""
         for group in groups:
+            settle(group)
             if group.keyword != "oneOf" or group.failed or not alive(group.owner):
                 continue
-            left = [b for b in group.branches if not b.dead]
-            if len(left) > 1:
+            if group.left > 1:
+                left = [b for b in group.branches if not b.dead]
                 group.failed = True
                 self._fail(
                     group.owner,
@@ -595,9 +598,7 @@ class Checks(Faults):
             leaf.owner, self._error(msg, keyword, False, where[1], start, where, start, leaf.shape)
         )
 
-    def _key_error(
-        self, shape: Shape, key: str, pos: int, frame: Frame, whole: bool
-    ) -> SchemaError:
+    def _key_error(self, shape: Shape, key: str, pos: int, frame: Frame, whole: bool) -> Fault:
         """An unknown key: ``key`` whole (at its closing quote), or its beginning up to the
         first character no allowed key has there."""
         allowed = sorted(shape.closed or ())

@@ -19,32 +19,52 @@ from ._errors import SchemaError
 from ._observer import Key, path_of
 from ._schema import Shape, describe
 
-__all__ = ["Branch", "Faults", "Group", "Where", "alive"]
+__all__ = ["Branch", "Fault", "Faults", "Group", "Where", "alive", "bury", "settle"]
 
 #: Where a value is: the node of its container (``None`` for the root) and its key or index.
 Where = tuple[Any, Key]
 
 
 class Branch:
-    """One alternative of an ``anyOf``/``oneOf``: alive until one of its checks fails."""
+    """One alternative of an ``anyOf``/``oneOf``: alive until one of its checks fails, or the
+    branch it is in dies (then it is marked dead too, so that liveness is one test)."""
 
-    __slots__ = ("dead", "fault", "group")
+    __slots__ = ("children", "dead", "fault", "group")
 
     def __init__(self, group: Group) -> None:
         self.group = group
         self.dead = False
-        self.fault: SchemaError | None = None
+        self.fault: Fault | None = None
+        # The groups of values still being read whose checks belong to this branch.
+        self.children: set[Group] | None = None
+        group.branches.append(self)
+        group.left += 1
 
 
 class Group:
     """An ``anyOf`` or ``oneOf`` on one value."""
 
-    __slots__ = ("branches", "failed", "keyword", "owner", "shape", "single_at", "start", "where")
+    __slots__ = (
+        "branches",
+        "failed",
+        "keyword",
+        "left",
+        "owner",
+        "shape",
+        "single_at",
+        "start",
+        "where",
+    )
 
     def __init__(
         self, owner: Branch | None, keyword: str, shape: Shape, where: Where, start: int
     ) -> None:
         self.owner = owner
+        if owner is not None:
+            if owner.children is None:
+                owner.children = set()
+            owner.children.add(self)
+        self.left = 0  # branches alive
         self.keyword = keyword
         self.shape = shape
         self.branches: list[Branch] = []
@@ -54,13 +74,58 @@ class Group:
         self.start = start
 
 
+class Fault:
+    """A failed check, before it is known to be reported: what a :class:`SchemaError` is made
+    of, without the path and the line (which cost as much as the depth), made only for the
+    violations that reach the top."""
+
+    __slots__ = ("expected", "found", "keyword", "msg", "pos", "shape", "start", "where")
+
+    def __init__(
+        self,
+        msg: str,
+        keyword: str,
+        expected: Any,
+        found: Any,
+        pos: int,
+        where: Where,
+        start: int,
+        shape: Shape,
+    ) -> None:
+        self.msg = msg
+        self.keyword = keyword
+        self.expected = expected
+        self.found = found
+        self.pos = pos
+        self.where = where
+        self.start = start
+        self.shape = shape
+
+
 def alive(owner: Branch | None) -> bool:
     """Whether a check of this owner still counts (its branch and the ones above are alive)."""
-    while owner is not None:
-        if owner.dead:
-            return False
-        owner = owner.group.owner
-    return True
+    return owner is None or not owner.dead
+
+
+def bury(branch: Branch) -> None:
+    """``branch`` died: so do the branches inside it (each once, so the work is bounded by
+    the branches ever made)."""
+    todo = [branch]
+    while todo:
+        for group in todo.pop().children or ():
+            for inner in group.branches:
+                if not inner.dead:
+                    inner.dead = True
+                    group.left -= 1
+                    todo.append(inner)
+
+
+def settle(group: Group) -> None:
+    """The value of ``group`` is complete: its branches can no longer die of it."""
+    if group.owner is not None:
+        children = group.owner.children
+        if children is not None:
+            children.discard(group)
 
 
 class Faults:
@@ -94,25 +159,10 @@ class Faults:
         where: Where,
         start: int,
         shape: Shape,
-    ) -> SchemaError:
-        lineno, colno = self._locate(pos)
-        pointer = shape.pointer
-        if keyword not in ("false",) and not pointer.endswith("/" + keyword):
-            pointer = f"{pointer}/{keyword}"
-        return SchemaError(
-            msg,
-            path=path_of(*where),
-            pos=pos,
-            lineno=lineno,
-            colno=colno,
-            start=start,
-            keyword=keyword,
-            expected=expected,
-            found=found,
-            schema_path=pointer,
-        )
+    ) -> Fault:
+        return Fault(msg, keyword, expected, found, pos, where, start, shape)
 
-    def _fail(self, owner: Branch | None, err: SchemaError) -> None:
+    def _fail(self, owner: Branch | None, err: Fault) -> None:
         """A check of ``owner`` failed with ``err``: kill the branch, fail its group when it
         was the last, report what reaches the top."""
         while owner is not None:
@@ -120,13 +170,14 @@ class Faults:
                 return
             owner.dead = True
             owner.fault = err
+            bury(owner)
             group = owner.group
+            group.left -= 1
             if group.failed:
                 return
-            left = [b for b in group.branches if not b.dead]
-            if len(left) == 1 and group.single_at < 0:
+            if group.left == 1 and group.single_at < 0:
                 group.single_at = err.pos
-            if left:
+            if group.left:
                 return
             group.failed = True
             if not (0 <= group.single_at < err.pos):  # they died together: the group's fault
@@ -144,7 +195,26 @@ class Faults:
             owner = group.owner
         self._report(err)
 
-    def _report(self, err: SchemaError) -> None:
+    def _report(self, fault: Fault) -> None:
+        """A violation reached the top: made a :class:`SchemaError` (its path, line and column
+        are found now, while the automaton is still at it), raised or kept."""
+        lineno, colno = self._locate(fault.pos)
+        keyword = fault.keyword
+        pointer = fault.shape.pointer
+        if keyword != "false" and not pointer.endswith("/" + keyword):
+            pointer = f"{pointer}/{keyword}"
+        err = SchemaError(
+            fault.msg,
+            path=path_of(*fault.where),
+            pos=fault.pos,
+            lineno=lineno,
+            colno=colno,
+            start=fault.start,
+            keyword=keyword,
+            expected=fault.expected,
+            found=fault.found,
+            schema_path=pointer,
+        )
         if self.raise_:
             raise err
         key = (err.pos, err.keyword, err.pointer)
@@ -152,9 +222,7 @@ class Faults:
             self.faults.add(key)
             self.violations.append(err)
 
-    def _enum_error(
-        self, shape: Shape, found: Any, pos: int, where: Where, start: int
-    ) -> SchemaError:
+    def _enum_error(self, shape: Shape, found: Any, pos: int, where: Where, start: int) -> Fault:
         enum = shape.enum or ()
         if shape.enum_kw == "const":
             msg = f"expected {describe(enum[0])}" if enum else "no value is allowed"
@@ -174,7 +242,7 @@ class Faults:
         where: Where,
         start: int,
         shape: Shape,
-    ) -> SchemaError:
+    ) -> Fault:
         keyword, limit = fault
         words = {
             "minimum": "at least",
