@@ -16,11 +16,13 @@ from typing import Any
 
 from ._faults import Branch, Fault, Faults, Group, Where, alive, settle
 from ._schema import (
+    ARRAY,
     BOOLEAN,
     INTEGER,
     KIND_NAMES,
     NULL,
     NUMBER,
+    OBJECT,
     STRING,
     Shape,
     canonical,
@@ -73,13 +75,15 @@ class Frame:
         self.start = start
         # uniqueItems to check; the leaves that check keys as they are read (closed objects,
         # maxProperties).
+        # (uniqueItems is for arrays only, and closed keys for objects only.)
         if len(leaves) == 1:
             shape = leaves[0].shape
-            self.unique = shape.unique
-            self.keys: list[Leaf] = leaves if shape.keyed else _NONE
+            self.unique = shape.unique and kind == ARRAY
+            self.keys: list[Leaf] = leaves if shape.keyed and kind == OBJECT else _NONE
         else:
-            self.unique = any(leaf.shape.unique for leaf in leaves)
-            self.keys = [leaf for leaf in leaves if leaf.shape.keyed] or _NONE
+            self.unique = kind == ARRAY and any(leaf.shape.unique for leaf in leaves)
+            keyed = [leaf for leaf in leaves if leaf.shape.keyed] if kind == OBJECT else None
+            self.keys = keyed or _NONE
 
 
 class Checks(Faults):
@@ -315,7 +319,7 @@ class Checks(Faults):
 
     def _end_groups(self, groups: list[Group], end: int) -> None:
         """The value of ``groups`` is complete: ``oneOf`` must have one branch left."""
-        for group in groups:
+        for group in reversed(groups):  # the inner ones first: they may kill outer branches
             settle(group)
             if group.keyword != "oneOf" or group.failed or not alive(group.owner):
                 continue

@@ -43,6 +43,7 @@ import re
 import warnings
 from collections.abc import Mapping
 from decimal import Decimal
+from fractions import Fraction
 from typing import Any, Final
 
 __all__ = [
@@ -412,21 +413,23 @@ def number_fault(shape: Shape, value: Any) -> tuple[str, Any] | None:
 
 
 def _is_multiple(value: Any, step: Any) -> bool:
+    """Whether ``value`` is a multiple of ``step``, exactly, on the numbers as written in
+    decimal (``0.3`` is a multiple of ``0.1``; ``1e29`` is not one of ``3``), at any size."""
     if isinstance(value, float) and not math.isfinite(value):
         return False
     if isinstance(value, int) and isinstance(step, int):
         return value % step == 0
     try:
-        quotient = value / step
-    except OverflowError:
+        return _exact(value) % _exact(step) == 0
+    except (ValueError, TypeError, ArithmeticError):  # a number of the user's parse_float
         return False
-    if isinstance(quotient, float) and math.isinf(quotient):
-        return False
-    # Floats like 0.0075 / 0.0001 are 74.99999...: compare in decimal, exactly.
-    try:
-        return Decimal(str(value)) % Decimal(str(step)) == 0
-    except ArithmeticError:  # pragma: no cover - a huge quotient
-        return bool(quotient == int(quotient))
+
+
+def _exact(number: Any) -> Fraction:
+    """A number as the exact fraction its decimal text says (a float by its shortest repr)."""
+    if isinstance(number, int):
+        return Fraction(number)
+    return Fraction(str(number))
 
 
 class _Compiler:
