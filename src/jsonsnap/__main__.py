@@ -1,7 +1,9 @@
 """The ``jsonsnap`` command line (``python -m jsonsnap``).
 
 ``replay FILE`` plays an event stream back with live tool-argument panels (``replay
---example``, or ``demo``, plays the recording that comes with the package), and ``parse
+--example``, or ``demo``, plays the recording that comes with the package; ``--schema FILE``
+checks each call's arguments against the request's tool schemas, and marks what breaks
+them), and ``parse
 [FILE]`` watches JSON text grow into a value. A bad option value or a mistyped flag is a usage
 error of its subcommand (exit status 2); a failure is one line on standard error (exit status
 1); never a traceback, whatever happens to standard input and output.
@@ -16,7 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import __version__
-from ._cli import CommandError, positive_int, positive_number, protocols, seconds
+from ._cli import CommandError, positive_int, positive_number, protocols, schema_file, seconds
 from ._cli_parse import parse
 from ._cli_replay import replay
 
@@ -44,6 +46,14 @@ def _replay(commands: Any) -> argparse.ArgumentParser:
     )
     r.add_argument("file", metavar="FILE", nargs="?", help="the recording, or - for stdin")
     r.add_argument("--example", action="store_true", help="play the example recording")
+    r.add_argument(
+        "--schema",
+        metavar="FILE",
+        type=schema_file,
+        help="check each tool call's arguments: FILE is JSON with one schema for every call, "
+        "a {tool: schema} mapping, the request's tools list, or the request body "
+        "(default: the tools the stream repeats, if any)",
+    )
     _playback(r)
     r.set_defaults(handler=replay, usage=r)
     return r
@@ -57,7 +67,7 @@ def _demo(commands: Any) -> argparse.ArgumentParser:
         "stream whose tool call writes a 224-line file. The same as `jsonsnap replay --example`.",
     )
     _playback(d)
-    d.set_defaults(handler=replay, usage=d, file=None, example=True)
+    d.set_defaults(handler=replay, usage=d, file=None, example=True, schema=None)
     return d
 
 

@@ -8,7 +8,10 @@
   the pieces it arrives in; before a read that would wait, the caller is told (``idle``), to
   draw what is pending.
 - Option values are checked by argparse with the types below, so that a bad one is a usage
-  error of its subcommand; every wait is capped (:data:`MAX_WAIT`).
+  error of its subcommand; every wait is capped (:data:`MAX_WAIT`). ``--schema FILE`` is read
+  and compiled once, there (:func:`schema_file`).
+- The tool schemas of a replay come from ``--schema``, or else from the stream itself when its
+  result repeats the request's tools (a Responses API response does: :func:`echoed_tools`).
 - :class:`CommandError` is a failure to report in one line, with an exit status.
 """
 
@@ -24,8 +27,9 @@ from importlib import resources
 from pathlib import Path
 from typing import IO
 
+from . import JSONDecodeError, Schema, loads
 from .sse import ServerSentEvent
-from .streams import PROTOCOLS, Accumulator, StreamError, ToolInput, Update, detect
+from .streams import PROTOCOLS, Accumulator, StreamError, ToolInput, Update, detect, tool_schemas
 
 __all__ = [
     "MAX_WAIT",
@@ -36,8 +40,10 @@ __all__ = [
     "ToolInput",
     "Update",
     "accumulator",
+    "echoed_tools",
     "protocol_of",
     "protocols",
+    "schema_file",
 ]
 
 #: The longest wait between two events or two reads, in seconds, whatever the options say.
@@ -64,9 +70,30 @@ def protocols() -> list[str]:
     return list(PROTOCOLS)
 
 
-def accumulator(kind: str) -> Accumulator:
-    """A new accumulator for the protocol named ``kind``."""
-    return PROTOCOLS[kind]()
+def accumulator(kind: str, tools: dict[str, Schema] | None = None) -> Accumulator:
+    """A new accumulator for the protocol named ``kind``, its tool calls checked against
+    ``tools`` (compiled schemas by tool name) when given."""
+    return PROTOCOLS[kind](tools=tools)
+
+
+def echoed_tools(kind: str, early: list[ServerSentEvent]) -> dict[str, Schema] | None:
+    """The schemas of the request's tools, when the stream's first events make a result that
+    repeats them (``result["tools"]``: a Responses API response does); ``None`` otherwise. A
+    stream whose tools cannot be read is replayed unchecked."""
+    probe = accumulator(kind)
+    try:
+        for event in early:
+            probe.feed(event)
+    except StreamError:
+        return None
+    result = probe.result
+    tools = result.get("tools") if isinstance(result, dict) else None
+    if not isinstance(tools, list) or not tools:
+        return None
+    try:
+        return tool_schemas(tools) or None
+    except (TypeError, ValueError):
+        return None
 
 
 def protocol_of(event: ServerSentEvent) -> str | None:
@@ -113,6 +140,51 @@ def positive_int(text: str) -> int:
     if value <= 0:
         raise argparse.ArgumentTypeError(f"must be 1 or more, not {text}")
     return value
+
+
+#: Keywords that make a mapping a JSON Schema rather than ``{tool name: schema}``.
+_SCHEMA_KEYWORDS = frozenset(
+    {"type", "properties", "required", "items", "enum", "const", "anyOf", "oneOf", "allOf"}
+    | {"$ref", "$defs", "$schema", "additionalProperties", "patternProperties", "not"}
+)
+
+
+def _as_tools(data: object) -> object:
+    """What a ``--schema`` file holds, as ``tools=`` takes it: a list of tool definitions, a
+    request body (its ``tools``), one tool definition, one JSON Schema (for every tool: ``"*"``)
+    or a mapping ``{tool name: schema}``."""
+    if isinstance(data, bool):
+        return {"*": data}
+    if not isinstance(data, dict):
+        return data
+    if isinstance(data.get("tools"), list):
+        return data["tools"]
+    function = data.get("function")
+    if isinstance(data.get("name"), str) or (isinstance(function, dict) and "name" in function):
+        return [data]
+    if not data or _SCHEMA_KEYWORDS & data.keys():
+        return {"*": data}
+    return data
+
+
+def schema_file(path: str) -> dict[str, Schema]:
+    """``--schema FILE``: a JSON file with one JSON Schema for every tool call, a mapping
+    ``{tool name: schema}``, a list of tool definitions in any provider's shape, or a request
+    body with its ``tools``; compiled once. Anything wrong is a usage error."""
+    try:
+        with open(path, "rb") as file:
+            data = loads(file.read())
+    except OSError as exc:
+        raise argparse.ArgumentTypeError(f"{exc.strerror or exc}: {path}") from None
+    except JSONDecodeError as exc:
+        raise argparse.ArgumentTypeError(f"{path} is not JSON: {exc}") from None
+    try:
+        schemas = tool_schemas(_as_tools(data))
+    except (TypeError, ValueError) as exc:
+        raise argparse.ArgumentTypeError(f"{path}: {exc}") from None
+    if not schemas:
+        raise argparse.ArgumentTypeError(f"{path} defines no tool with an input schema")
+    return schemas
 
 
 # --------------------------------------------------------------------------- input

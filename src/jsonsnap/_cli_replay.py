@@ -10,6 +10,11 @@ a summary closes the replay. Without a terminal, the same story is told in plain
 text, then each panel once, whole, when it ends; and no waiting between events unless
 ``--speed`` asks for it.
 
+With tool schemas (``--schema FILE``, or the tools a Responses API stream repeats), each call's
+arguments are checked as they stream: a violation is marked in its panel from the event that
+found it (the path in the arguments and the message, in red), the panel stays live until the
+call ends, and the summary says which call is invalid, and why.
+
 Everything that came from the stream is cleaned before it is shown; errors go to standard
 error.
 """
@@ -32,6 +37,7 @@ from ._cli import (
     ToolInput,
     Update,
     accumulator,
+    echoed_tools,
     protocol_of,
     protocols,
 )
@@ -62,17 +68,29 @@ class ReplayView:
         self.closed: set[int] = set()
         self.thinking: bool | None = None  # what the last typed text was
         self.dirty = False  # whether the live panels changed since they were drawn
+        self.seen: list[ToolInput] = []  # every tool shown, in the order they started
 
     def update(self, update: Update) -> None:
         if update.text:  # answer or reasoning (a custom tool's input comes apart)
             self._text(update.text, update.thinking)
         tool = update.tool
         if tool is not None and id(tool) not in self.closed:
-            self.panels.setdefault(id(tool), tool)
+            if id(tool) not in self.panels:
+                self.panels[id(tool)] = tool
+                self.seen.append(tool)
             self.dirty = True
-        if any(tool.status != "streaming" for tool in self.panels.values()):
+        if any(_settled(tool) for tool in self.panels.values()):
             self._commit(ended=False)
         self.tick()
+
+    def first_violation(self) -> str | None:
+        """The first tool call that breaks its schema, and how: for the summary."""
+        for tool in self.seen:
+            found = tool.violations
+            if found:
+                name, where = _said(tool.name) or "tool", _said(found[0].pointer or "/")
+                return f"✗ invalid: {name} {where}: {_said(found[0].msg)}"
+        return None
 
     def tick(self, force: bool = False) -> None:
         """Draw what changed, when a frame is due (or ``force``)."""
@@ -112,7 +130,7 @@ class ReplayView:
         region, and redraw the ones still streaming."""
         term = self.term
         for key, tool in list(self.panels.items()):
-            if ended or tool.status != "streaming":
+            if ended or _settled(tool):
                 del self.panels[key]
                 self.closed.add(key)
                 term.line("\n".join(self._whole(tool, ended)))
@@ -131,6 +149,14 @@ class ReplayView:
         """What the footer of a panel says, and its colour."""
         size = plural(len(tool.raw), "char")
         status = tool.status
+        found = tool.violations
+        if found and tool.error is None:  # JSON that breaks the schema
+            what = f"✗ invalid: {plural(len(found), 'schema violation')}"
+            if tool.ended:
+                return f"{what} ({size})", "red"
+            if ended:
+                return f"{what}; unfinished: the stream ended inside this input ({size})", "red"
+            return f"… streaming, {size} · {what}", "red"
         if status == "complete":
             return f"✓ final: strictly parsed ({size})", "green"
         if status == "invalid":
@@ -155,7 +181,25 @@ class ReplayView:
         wrapped = textwrap.wrap(status, max(20, columns - 4)) if term.tty else [status]
         footer = ["╰─ " + term.style(wrapped[0], colour)]
         footer += ["   " + term.style(line, colour) for line in wrapped[1:]]
-        return [self._header(tool), *(f"│ {line}".rstrip() for line in body), *footer]
+        marks = []
+        for mark in self._violations(tool):
+            rows = textwrap.wrap(mark, max(20, columns - 4)) if term.tty else [mark]
+            marks += [
+                ("│ " if i == 0 else "│   ") + term.style(row, "red") for i, row in enumerate(rows)
+            ]
+        return [self._header(tool), *(f"│ {line}".rstrip() for line in body), *marks, *footer]
+
+    def _violations(self, tool: ToolInput, most: int = 3) -> list[str]:
+        """A line for each of the first violations of the schema: where, what, which char."""
+        found = tool.violations
+        lines = [
+            f"✗ {_said(v.pointer or '/')}: {_said(v.msg)} (line {v.lineno} column {v.colno},"
+            f" char {v.pos})"
+            for v in found[:most]
+        ]
+        if len(found) > most:
+            lines.append(f"✗ … and {plural(len(found) - most, 'more violation')}")
+        return lines
 
     def _live_lines(self) -> list[str]:
         """The panels still streaming, each its last lines that fit the screen."""
@@ -163,15 +207,23 @@ class ReplayView:
         height = max(3, (rows - 2) // len(self.panels) - 2)
         lines: list[str] = []
         for tool in self.panels.values():
-            body, hidden = tail_lines(tool.snapshot, columns - 3, height)
+            marks = [self.term.style(mark, "red") for mark in self._violations(tool, 2)]
+            room = max(2, height - len(marks))
+            body, hidden = tail_lines(tool.snapshot, columns - 3, room)
             if hidden != 0:
-                body, hidden = tail_lines(tool.snapshot, columns - 3, height - 1)
+                body, hidden = tail_lines(tool.snapshot, columns - 3, room - 1)
                 above = "more" if hidden is None else plural(hidden, "more line")
                 body.insert(0, self.term.style(f"↑ {above} above", "dim"))
             status, colour = self._status(tool, False)
-            lines += [self._header(tool), *("│ " + line for line in body)]
+            lines += [self._header(tool), *("│ " + line for line in body + marks)]
             lines.append("╰─ " + self.term.style(status, colour))
         return lines
+
+
+def _settled(tool: ToolInput) -> bool:
+    """Whether a panel is done: its call ended, or its JSON broke (a violation of the schema
+    leaves it live: the arguments go on)."""
+    return tool.ended or tool.error is not None
 
 
 # --------------------------------------------------------------------------- the summary
@@ -194,8 +246,9 @@ def ending(result: dict[str, Any]) -> str | None:
     return None
 
 
-def summary(result: Any, counts: str) -> str:
-    """The closing line: how the stream ended, its usage, and ``counts``."""
+def summary(result: Any, counts: str, invalid: str | None = None) -> str:
+    """The closing line: how the stream ended, its usage, the first call that breaks its
+    schema (``invalid``), and ``counts``."""
     parts: list[str] = []
     if isinstance(result, dict):
         said = ending(result)
@@ -206,6 +259,8 @@ def summary(result: Any, counts: str) -> str:
             numbers = [f"{_said(k)} {v:,}" for k, v in usage.items() if type(v) is int and v]
             if numbers:
                 parts.append("usage: " + ", ".join(numbers))
+    if invalid:
+        parts.append(invalid)
     parts.append(counts)
     return " · ".join(parts)
 
@@ -239,6 +294,7 @@ class Replay:
         self.source = source
         self.view = None if args.json else ReplayView(term, hide_thinking=args.hide_thinking)
         self.kind: str | None = args.format
+        self.schemas = args.schema  # compiled by the option's type; None: none given
         self.accumulator: Accumulator | None = None
         self.pending: list[ServerSentEvent] = []  # read before the protocol was told
         self.events = self.objects = 0
@@ -287,14 +343,21 @@ class Replay:
             self.pending.append(event)
             if self.kind is None:
                 return
-            self.accumulator = accumulator(self.kind)
             events, self.pending = self.pending, []
+            self.accumulator = self._new(events)
             for early in events:
                 self._show(self.accumulator.feed(early))
             return
         if self.accumulator is None:
-            self.accumulator = accumulator(self.kind)
+            self.accumulator = self._new([event])
         self._show(self.accumulator.feed(event))
+
+    def _new(self, early: list[ServerSentEvent]) -> Accumulator:
+        """The stream's accumulator, checked against ``--schema``, or else against the tools
+        the stream repeats (its first events tell)."""
+        kind: str = self.kind  # type: ignore[assignment]
+        schemas = self.schemas if self.schemas is not None else echoed_tools(kind, early)
+        return accumulator(kind, schemas)
 
     def _detect(self, event: ServerSentEvent) -> str | None:
         kind = protocol_of(event)
@@ -341,6 +404,7 @@ def replay(args: argparse.Namespace) -> int:
     else:
         took = time.monotonic() - started
         counts = f"{plural(run.events, 'event')}, {plural(source.size, 'byte')}, {took:.2f} s"
-        term.line(term.style(summary(run.result, counts), "dim"))
+        invalid = None if run.view is None else run.view.first_violation()
+        term.line(term.style(summary(run.result, counts, invalid), "red" if invalid else "dim"))
     term.flush()
     return status

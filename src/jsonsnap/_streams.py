@@ -1,14 +1,15 @@
-"""The values of :mod:`jsonsnap.streams` (published there): tool inputs, updates, errors.
+"""The values of :mod:`jsonsnap.streams` (published there), and what the accumulators share.
 
-- :class:`ToolInput` keeps one streamed tool call's input: the raw JSON text, a
-  :class:`jsonsnap.Parser` for the live snapshot (and, once someone asks for it, the change
-  feed), and the strict value once the protocol says the input is finished. Its ``status`` is
-  ``"streaming"`` until then, and afterwards ``"complete"`` (strictly parsed), ``"incomplete"``
-  (the text stopped before the value did: a cut at the token limit, or a stream that ended) or
-  ``"invalid"`` (a character no continuation could accept). :meth:`ToolInput.final` is the one
-  way to get arguments fit to run a tool with.
-- :class:`Update` says what one event did, for UI code.
-- :class:`StreamError` and :class:`ToolInputError`.
+- :class:`Update` says what one event did, for UI code; :class:`StreamError` is an error the
+  stream reports, or a broken protocol. (The streamed JSON values, :class:`ToolInput` and
+  :class:`StructuredOutput`, are in ``_streamed_json``.)
+- :class:`EventChecks`: the checks an accumulator makes of an event's fields before it changes
+  anything (each failure a :class:`StreamError` naming the field).
+- :func:`tool_schemas` (published in :mod:`jsonsnap.streams`) and :func:`output_schema_of`: the
+  schemas of a request's tool definitions and of its structured output format, read from any
+  provider's shape and compiled once.
+- :class:`SchemaChecks`: the schema side of an accumulator (its tool inputs made checked, the
+  answer text fed to the structured output, the violations an event found put on its updates).
 - The data helpers the accumulators share: :func:`copy_data` (an event is never kept or changed
   in place: what is kept is copied, without recursion), :func:`describe` (a value in an error
   message, safely: no huge repr, no recursion), :func:`error_from` (the error a payload reports,
@@ -17,19 +18,21 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, fields
-from typing import Any, Literal
+from collections.abc import AsyncIterator, Iterable, Mapping
+from dataclasses import dataclass, fields, replace
+from types import UnionType
+from typing import Any, ClassVar, get_origin
 
-from . import Change, JSONDecodeError, Parser, Path
+from . import Schema, SchemaDefinitionError, SchemaError
+from ._streamed_json import StructuredOutput, ToolInput, ToolSchemas
 from .sse import ServerSentEvent
 
-Status = Literal["streaming", "complete", "incomplete", "invalid"]
-_NOTHING: Any = object()
 #: What a body's chunks may be (anything else in a body is an event).
 CHUNK_TYPES = (bytes, bytearray, memoryview, str)
 _LEAVES = frozenset({str, int, float, bool, type(None)})
 _PUBLIC = "jsonsnap.streams"
+#: The largest index an event may name, plus one.
+_INDEX_LIMIT = 2**63
 
 
 class StreamError(Exception):
@@ -50,192 +53,14 @@ def _stream_error(message: str, error_type: str | None) -> StreamError:
     return StreamError(message, error_type=error_type)
 
 
-class ToolInputError(ValueError):
-    """A tool's input is not fit to run the tool with: unfinished, or invalid JSON."""
-
-
-class ToolInput:
-    """The streamed JSON input (arguments) of one tool call."""
-
-    __slots__ = (
-        "_ended",
-        "_parser",
-        "_status",
-        "_tracking",
-        "_value",
-        "error",
-        "id",
-        "index",
-        "name",
-        "raw",
-    )
-
-    def __init__(self, index: int, name: str, id: str | None = None) -> None:
-        #: Where the call is: the content block, tool call or output item index.
-        self.index = index
-        self.name = name
-        self.id = id
-        #: The JSON text received so far.
-        self.raw = ""
-        #: The error that makes the text invalid JSON (position, line, column), if it is.
-        self.error: JSONDecodeError | None = None
-        self._parser = Parser()
-        self._tracking = False  # a parser with track_changes=True, once someone asked
-        self._value: Any = None
-        self._status: Literal["streaming", "complete", "incomplete"] = "streaming"
-        self._ended = False
-
-    @property
-    def snapshot(self) -> Any:
-        """The best-effort value so far (live; ``{}`` before anything shows). After an error,
-        the value of the text before the offending character."""
-        return self._parser.snapshot({})
-
-    @property
-    def status(self) -> Status:
-        """``"streaming"``, then ``"complete"``, ``"incomplete"`` or ``"invalid"``."""
-        return "invalid" if self.error is not None else self._status
-
-    @property
-    def complete(self) -> bool:
-        """Whether the input was strictly parsed (its value is what :meth:`final` returns)."""
-        return self.status == "complete"
-
-    @property
-    def ended(self) -> bool:
-        """Whether the input is over: the protocol (or ``close()``) ended it. An invalid input
-        is ``"invalid"`` from its offending character on, and ended only with its call."""
-        return self._ended
-
-    def final(self) -> Any:
-        """The strictly parsed input, or :class:`ToolInputError` when there is none."""
-        status = self.status
-        if status == "complete":
-            return self._value
-        where = f"tool {self.name!r} ({self.index})"
-        if status == "invalid":
-            raise ToolInputError(f"{where} has invalid input JSON: {self.error}")
-        if status == "incomplete":
-            raise ToolInputError(f"{where} input was cut off before its end")
-        raise ToolInputError(f"{where} input is unfinished")
-
-    # ------------------------------------------------------------------ the change feed
-
-    def changes(self) -> list[Change]:
-        """The change records of the input since the last call, as
-        :meth:`jsonsnap.Parser.changes` gives them (the first call: since its start)."""
-        if not self._tracking:
-            self._watch(Parser(track_changes=True))
-        return self._parser.changes()
-
-    def subscribe(
-        self,
-        pattern: Sequence[object],
-        callback: Callable[[Any], object],
-        *,
-        under: bool = False,
-        kinds: Iterable[type[Change]] | None = None,
-    ) -> Callable[[], None]:
-        """Call ``callback(record)`` for each change record of the input whose path matches
-        ``pattern`` (see :meth:`jsonsnap.Parser.subscribe`). Returns a function that cancels it.
-
-        The change feed starts when first asked for: the first subscription (unless
-        :meth:`changes` came first) gets the records of the text received so far, at once,
-        then the rest as it arrives; a later one, the records from then on."""
-        if self._tracking:
-            return self._parser.subscribe(pattern, callback, under=under, kinds=kinds)
-        parser = Parser(track_changes=True)
-        cancel = parser.subscribe(pattern, callback, under=under, kinds=kinds)
-        self._watch(parser)
-        return cancel
-
-    @property
-    def writing(self) -> Path | None:
-        """The path being written now (see :attr:`jsonsnap.Parser.writing`)."""
-        return self._parser.writing
-
-    def is_complete(self, path: Sequence[str | int] = ()) -> bool:
-        """Whether the value at ``path`` is shown and final (see
-        :meth:`jsonsnap.Parser.is_complete`)."""
-        return self._parser.is_complete(path)
-
-    def _watch(self, parser: Parser) -> None:
-        """Start the change feed: the text so far is read again, once, by a parser with
-        ``track_changes=True``, which takes the later fragments alone. (Until then, a plain
-        parser costs less.)"""
-        self._tracking = True
-        self._reread(self.raw, parser)
-
-    # ------------------------------------------------------------------ for the accumulators
-
-    def _feed(self, fragment: str) -> bool:
-        """A piece of the input's text; whether the snapshot changed."""
-        raw = self.raw
-        self.raw = ""  # let go of the string, so that it grows in place
-        raw += fragment
-        self.raw = raw
-        if self.error is not None:
-            return False
-        try:
-            return self._parser.feed(fragment)
-        except JSONDecodeError as err:
-            self.error = err
-            return True
-
-    def _close(self, raw: str | None = None) -> bool:
-        """The protocol says the input is finished: parse it strictly. ``raw`` is the whole
-        text when the protocol repeats it at the end; if it is not what was streamed, it
-        replaces it. Whether the snapshot changed."""
-        self._ended = True
-        changed = raw is not None and raw != self.raw
-        if changed:
-            self.error = None
-            self._reread(raw)  # type: ignore[arg-type]
-        if self.error is None:
-            before = self._parser.snapshot(_NOTHING)
-            self._settle()
-            changed = changed or self._parser.snapshot(_NOTHING) is not before
-        return changed
-
-    def _cut(self) -> None:
-        """The stream ended before the protocol ended the input."""
-        self._ended = True
-        self._status = "incomplete"
-
-    def _settle(self) -> None:
-        if not self.raw.strip():
-            self._value = {}
-            self._status = "complete"
-            return
-        try:
-            self._value = self._parser.close()
-        except JSONDecodeError:  # at the end of the text: it stopped too soon
-            self._status = "incomplete"
-        else:
-            self._status = "complete"
-
-    def _reread(self, raw: str, parser: Parser | None = None) -> None:
-        """A new parser (``parser``, or a fresh one) for ``raw``, in the state the input is in.
-        When the protocol's whole text replaces the streamed one, the subscriptions go with
-        the parser that read the streamed text."""
-        self._parser = parser or Parser(track_changes=self._tracking)
-        self.raw = ""
-        self.error = None
-        self._feed(raw)
-        if self._status == "complete" and self.error is None:
-            self._settle()
-
-    def __repr__(self) -> str:
-        return f"<ToolInput {self.index} {self.name!r} {self.status}, {len(self.raw)} chars>"
-
-
 @dataclass(frozen=True, slots=True, repr=False)
 class Update:
     """What one event did to the accumulated result, for UI code."""
 
     #: The event's type (``"content_block_delta"``, ``"response.output_text.delta"``, ...;
     #: for Chat Completions, the part of the chunk: ``"content"``, ``"tool_call"``, ...;
-    #: ``"close"`` for what :meth:`Accumulator.close` ended).
+    #: ``"close"`` for what :meth:`Accumulator.close` ended; ``"structured_done"`` when a
+    #: structured output ends with the stream).
     event: str
     #: The content block, tool call or output item the event is about (``None`` if none).
     index: int | None = None
@@ -255,6 +80,11 @@ class Update:
     changed: bool = False
     #: The free text this event appended to a custom tool call's input (not JSON).
     custom_input: str = ""
+    #: The violations of the schema this event found, in the tool input or the structured
+    #: output (each is reported once, by the event that made it certain).
+    violations: tuple[SchemaError, ...] = ()
+    #: The structured output the answer ``text`` went to (with an ``output_schema=``).
+    structured: StructuredOutput | None = None
 
     @property
     def snapshot(self) -> Any:
@@ -271,8 +101,251 @@ class Update:
         return f"Update({', '.join(shown)})"
 
 
-for _cls in (StreamError, ToolInputError, ToolInput, Update):
+for _cls in (StreamError, Update):
     _cls.__module__ = _PUBLIC
+
+
+class EventChecks:
+    """The checks an accumulator makes of an event's fields before it changes anything: each
+    failure is a :class:`StreamError` that names the field and the event (``_kind``)."""
+
+    _kind: str  # the type of the event being applied
+
+    def _malformed(self, what: str) -> StreamError:
+        return StreamError(f"malformed {self._kind} event: {what}")
+
+    def _str(self, value: Any, what: str) -> str:
+        if not isinstance(value, str):
+            raise self._malformed(f"{what} is {describe(value)}, not a string")
+        return value
+
+    def _opt_str(self, value: Any, what: str) -> str | None:
+        return None if value is None else self._str(value, what)
+
+    def _mapping(self, value: Any, what: str) -> Mapping[str, Any]:
+        if not isinstance(value, Mapping):
+            raise self._malformed(f"{what} is {describe(value)}, not an object")
+        return value
+
+    def _list(self, value: Any, what: str) -> list[Any]:
+        if not isinstance(value, list):
+            raise self._malformed(f"{what} is {describe(value)}, not a list")
+        return value
+
+    def _key(self, value: Any, what: str) -> int:
+        """An index that names a thing (a choice, a tool call) rather than a place in a list:
+        a count, from 0 to 2**63 - 1 (so that messages and reprs can always print it)."""
+        if type(value) is not int or not 0 <= value < _INDEX_LIMIT:
+            raise self._malformed(f"{what} is {describe(value)}, not an index")
+        return value
+
+    def _next(self, value: Any, what: str, items: list[Any]) -> int:
+        """The place of a new block or item: right after the last."""
+        index = self._key(value, f"the {what} index")
+        if index != len(items):
+            raise StreamError(f"{self._kind} for {what} {index}, expected {len(items)}")
+        return index
+
+    def _place(self, value: Any, what: str, items: list[Any], *, extend: bool) -> int:
+        """A place in ``items``: an item there (or, with ``extend``, the next one). An index
+        never extends a list by more than one."""
+        index = self._key(value, what)
+        if index < len(items) or (extend and index == len(items)):
+            return index
+        there = f"the next one is {len(items)}" if extend else f"there are {len(items)}"
+        raise StreamError(f"{self._kind} for {what} {index}, which does not exist ({there})")
+
+    def _check_text(self, container: Mapping[str, Any], key: str) -> None:
+        """Check the text a delta will grow (absent and ``None`` count as empty)."""
+        old = container.get(key)
+        if old is not None:
+            self._str(old, f"the {key} so far")
+
+    @staticmethod
+    def _append(container: dict[str, Any], key: str, text: str) -> None:
+        """``container[key] += text``, in place when CPython can (the dict lets go of the
+        string meanwhile); the caller checked the old value with :meth:`_check_text`."""
+        s = container.get(key) or ""
+        container[key] = None
+        s += text
+        container[key] = s
+
+
+# --------------------------------------------------------------------------- a request's schemas
+
+
+def _compile(source: Any, where: str) -> Schema:
+    """A schema compiled once (a :class:`jsonsnap.Schema` is kept as it is); the keywords it
+    does not check are left in its ``unchecked``, without a warning."""
+    if isinstance(source, Schema):
+        return source
+    if isinstance(source, Mapping) and not isinstance(source, dict):
+        source = dict(source)
+    typelike = isinstance(source, (type, UnionType)) or get_origin(source) is not None
+    if not (typelike or isinstance(source, (dict, bool))):
+        raise TypeError(
+            f"{where} takes a JSON Schema (a dict), a jsonsnap.Schema, a Python type or a "
+            f"pydantic model class; not {describe(source)}"
+        )
+    try:
+        return Schema(source, unknown="ignore")
+    except TypeError as exc:
+        raise TypeError(f"{where}: {exc}") from None
+    except SchemaDefinitionError as exc:
+        raise SchemaDefinitionError(f"{where}: {exc}") from None
+
+
+def _definition(tool: Any, place: int) -> tuple[str, Any] | None:
+    """The name and the schema of a tool definition, in any provider's shape; ``None`` for a
+    tool with no JSON input schema (a server or built-in tool, a custom tool)."""
+    if not isinstance(tool, Mapping):
+        dumped = dump_event(tool)  # an SDK's model object
+        if not isinstance(dumped, Mapping):
+            raise TypeError(
+                f"tools= takes the request's tool definitions (dicts), or a mapping "
+                f"{{name: schema}}; item {place} is {describe(tool)}"
+            )
+        tool = dumped
+    function = tool.get("function")
+    body = function if isinstance(function, Mapping) else tool  # Chat Completions nests it
+    schema = body.get("parameters", body.get("input_schema"))  # OpenAI, Anthropic
+    if schema is None:
+        return None
+    name = body.get("name")
+    if not isinstance(name, str):
+        raise TypeError(f"tools=: item {place} is a tool definition whose name is {describe(name)}")
+    return name, schema
+
+
+def tool_schemas(tools: Any) -> dict[str, Schema]:
+    """The schema of each tool, by name, compiled once, from ``tools``: the request's tool
+    definitions as they are sent (Anthropic ``{"name", "input_schema"}``, Chat Completions
+    ``{"type": "function", "function": {"name", "parameters"}}``, Responses ``{"type":
+    "function", "name", "parameters"}``, in any mix), or a mapping ``{name: schema}`` whose
+    schemas are anything ``Parser(schema=)`` takes. Tools without an input schema (server
+    tools, built-in tools, custom tools) are left out: their calls are not checked. The name
+    ``"*"`` in a mapping gives the schema of any tool not named."""
+    if tools is None:
+        return {}
+    if isinstance(tools, Mapping):
+        function = tools.get("function")
+        if isinstance(tools.get("name"), str) or (
+            isinstance(function, Mapping) and "name" in function
+        ):
+            raise TypeError("tools= takes a list of tool definitions: put this one in a list")
+        pairs = list(tools.items())
+        for name, _ in pairs:
+            if not isinstance(name, str):
+                raise TypeError(f"tools= maps tool names to schemas; a key is {describe(name)}")
+    elif isinstance(tools, Iterable) and not isinstance(tools, (*CHUNK_TYPES, type)):
+        found = (_definition(tool, place) for place, tool in enumerate(tools))
+        pairs = [pair for pair in found if pair is not None]
+    else:
+        raise TypeError(
+            "tools= takes the request's tool definitions (a list), or a mapping {name: schema}; "
+            f"not {describe(tools)}"
+        )
+    schemas: dict[str, Schema] = {}
+    for name, source in pairs:
+        if name in schemas:
+            raise ValueError(f"tools= defines the tool {name!r} twice")
+        schemas[name] = _compile(source, f"tools= (tool {name!r})")
+    return schemas
+
+
+def output_schema_of(source: Any) -> Schema | None:
+    """The schema of a structured output, compiled once, from ``source``: the request's format
+    as it is sent (Chat Completions ``response_format`` ``{"type": "json_schema",
+    "json_schema": {"name", "schema", "strict"}}``, Responses ``text`` or ``text.format``
+    ``{"type": "json_schema", "name", "schema"}``, Anthropic's ``{"type": "json_schema",
+    "schema"}``, or an ``output_config`` ``{"format": ...}``; ``{"type": "json_object"}`` asks
+    for any object, ``{"type": "text"}`` for no structure: ``None``), or anything
+    ``Parser(schema=)`` takes: a JSON Schema, a :class:`jsonsnap.Schema`, a Python type or a
+    pydantic model class."""
+    where = "output_schema="
+    if source is None or isinstance(source, Schema):
+        return source
+    if isinstance(source, Mapping):
+        kind = source.get("type")
+        nested = source.get("format")
+        if kind is None and isinstance(nested, Mapping):
+            return output_schema_of(nested)
+        if kind == "text":
+            return None
+        if kind == "json_object":
+            return _compile({"type": "object"}, where)
+        if kind == "json_schema":
+            body = source.get("json_schema", source)
+            schema = body.get("schema") if isinstance(body, Mapping) else None
+            if schema is None:
+                raise ValueError(f"{where} a json_schema format without its schema")
+            return _compile(schema, where)
+    return _compile(source, where)
+
+
+class SchemaChecks:
+    """The schema side of an accumulator: its tool inputs made to be checked against their
+    tools' schemas, the structured output of each answer, and what they find carried by the
+    updates of the events that found it."""
+
+    schemas: ToolSchemas
+    _format: Schema | None
+    _outputs: dict[int, StructuredOutput]
+    #: Whether the answer is per choice (the ``index`` of its updates; an update ``"finish"``
+    #: ends the choice's answer), rather than one per stream.
+    _PER_CHOICE: ClassVar[bool] = False
+
+    @property
+    def done(self) -> bool:  # pragma: no cover - the accumulator's
+        raise NotImplementedError
+
+    def _tool(self, index: int, name: str, id: str | None = None) -> ToolInput:
+        """A new tool input, to be checked against its tool's schema (if it has one)."""
+        return ToolInput(index, name, id, schemas=self.schemas)
+
+    def _answers(self, update: Update) -> bool:
+        """Whether an update brings answer text to a structured output."""
+        text = update.text and not update.thinking and update.delta != "refusal"
+        return bool(text) and self._format is not None
+
+    def _answer(self, choice: int) -> StructuredOutput:
+        """The structured output of a choice (0 when there is one per stream), made once."""
+        output = self._outputs.get(choice)
+        if output is None:
+            schema: Schema = self._format  # type: ignore[assignment]
+            output = StructuredOutput(schema, choice if self._PER_CHOICE else None)
+            self._outputs[choice] = output
+        return output
+
+    def _check(self, updates: list[Update]) -> list[Update]:
+        """What the schemas make of an event's updates: a tool input's update carries the
+        violations its event found; answer text (not reasoning, not a refusal) goes to the
+        structured output, whose update carries it and what it found; an answer that is over
+        (the stream's end, a choice's ``finish``) is parsed strictly, with one update
+        ``"structured_done"``."""
+        checked = []
+        for update in updates:
+            tool = update.tool
+            if tool is not None:
+                found = tool._new_violations()
+                if found:
+                    update = replace(update, violations=found)
+            elif self._answers(update):
+                output = self._answer((update.index or 0) if self._PER_CHOICE else 0)
+                output._feed(update.text)
+                found = output._new_violations()
+                update = replace(update, structured=output, violations=found)
+            checked.append(update)
+        if not self._outputs:
+            return checked
+        finished = {u.index for u in updates if u.event == "finish"} if self._PER_CHOICE else ()
+        for choice, output in self._outputs.items():
+            if not output.ended and (self.done or choice in finished):
+                output._close()
+                found = output._new_violations()
+                end = Update("structured_done", output.choice, structured=output, violations=found)
+                checked.append(end)
+        return checked
 
 
 def copy_data(value: Mapping[str, Any]) -> dict[str, Any]:

@@ -19,6 +19,12 @@ event, block and delta types are ignored, or kept as they came.
 The accumulator keeps the contract of :class:`jsonsnap.streams.Accumulator`: ``feed()``
 returns a list of :class:`Update`, ``updates()`` / ``aupdates()`` / ``read()`` take an HTTP body
 (or the SDK's stream), ``close()`` ends the stream; :func:`accumulate` reads a whole body.
+
+Given the request's ``tools`` (``MessageAccumulator(tools=request["tools"])``), each
+``tool_use`` input is checked against its tool's ``input_schema`` as it streams (a server
+tool's is not, having no input schema there); given its ``output_format`` (``output_schema=``,
+or a dataclass or pydantic model), the text blocks are the structured output, parsed live into
+``.structured``.
 """
 
 from __future__ import annotations
@@ -59,7 +65,8 @@ class MessageAccumulator(Accumulator):
     """Accumulate one Anthropic Messages stream into ``.message``.
 
     ``tools`` is keyed by content block index (a text block first makes the first tool
-    ``tools[1]``); ``tool_calls()`` lists them in order.
+    ``tools[1]``); ``tool_calls()`` lists them in order. ``tools=`` and ``output_schema=``: see
+    :class:`jsonsnap.streams.Accumulator`.
     """
 
     protocol = "anthropic"
@@ -68,8 +75,7 @@ class MessageAccumulator(Accumulator):
     # The SDK's MessageStream adds these after the wire events they repeat.
     _SDK_HELPERS = frozenset({"text", "input_json", "citation", "thinking", "signature"})
 
-    def __init__(self) -> None:
-        super().__init__()
+    def _begin(self) -> None:
         #: The message so far, in the API's shape (``None`` before ``message_start``).
         self.message: dict[str, Any] | None = None
         self._open: set[int] = set()  # blocks started and not stopped
@@ -111,7 +117,7 @@ class MessageAccumulator(Accumulator):
         tool = None
         if kind in TOOL_BLOCKS:
             name = self._opt_str(block.get("name"), "the tool name") or ""
-            tool = ToolInput(index, name, self._opt_str(block.get("id"), "the tool id"))
+            tool = self._tool(index, name, self._opt_str(block.get("id"), "the tool id"))
             self._tools[index] = tool
         content.append(block)
         self._open.add(index)

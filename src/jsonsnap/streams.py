@@ -13,6 +13,13 @@ its events. Every one of them is an :class:`Accumulator`:
   :class:`ToolInput` per streamed tool call: the raw JSON text, a :class:`jsonsnap.Parser` for the
   live snapshot and its change feed, and the strict value once the protocol says the input is
   finished; ``result`` is the message, completion or response so far, a plain dict;
+- given the request's tool definitions (``tools=``, in any provider's shape, compiled once:
+  :func:`tool_schemas`), each call's input is checked against its tool's schema as it streams:
+  ``ToolInput.violations``, ``field_state()``, ``missing()``, status ``"invalid"``, and the
+  update of the event that found a violation carries it (``Update.violations``);
+- given the request's structured output format (``output_schema=``), the answer text is parsed
+  live as JSON and checked: :attr:`Accumulator.structured`, a :class:`StructuredOutput` whose
+  ``final()`` is the value converted to the schema's Python type when it is one;
 - a :class:`StreamError` reports an error the stream carries, events out of order or after the
   end, and malformed ones (checked before anything changes: a rejected event leaves the result
   as it was). Passing something that is not an event at all is a ``TypeError``.
@@ -24,12 +31,21 @@ from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, It
 from typing import Any, ClassVar, TypeVar
 
 from . import JSONDecodeError, loads
-from ._streams import (
-    CHUNK_TYPES,
+from ._streamed_json import (
+    ANY_TOOL,
     Status,
-    StreamError,
+    StreamedJSON,
+    StructuredOutput,
+    StructuredOutputError,
     ToolInput,
     ToolInputError,
+    ToolSchemas,
+)
+from ._streams import (
+    CHUNK_TYPES,
+    EventChecks,
+    SchemaChecks,
+    StreamError,
     Update,
     as_async,
     body_items,
@@ -38,18 +54,26 @@ from ._streams import (
     dump_event,
     error_from,
     misuse_hint,
+    output_schema_of,
+    tool_schemas,
 )
 from .sse import ServerSentEvent, SSEDecoder
 
 __all__ = [
+    "ANY_TOOL",
     "PROTOCOLS",
     "Accumulator",
     "Status",
     "StreamError",
+    "StreamedJSON",
+    "StructuredOutput",
+    "StructuredOutputError",
     "ToolInput",
     "ToolInputError",
+    "ToolSchemas",
     "Update",
     "detect",
+    "tool_schemas",
 ]
 
 A = TypeVar("A", bound="Accumulator")
@@ -61,7 +85,6 @@ PROTOCOLS: dict[str, type[Accumulator]] = {}
 
 #: What ``feed()`` takes for the end marker of an OpenAI stream (the data ``[DONE]``).
 _DONE = "[DONE]"
-_INDEX_LIMIT = 2**63
 
 
 def detect(data: Mapping[str, Any] | ServerSentEvent) -> str | None:
@@ -82,12 +105,20 @@ def detect(data: Mapping[str, Any] | ServerSentEvent) -> str | None:
     return None
 
 
-class Accumulator:
+class Accumulator(EventChecks, SchemaChecks):
     """One stream being rebuilt (see the module docstring for the contract).
 
-    Subclasses set :attr:`protocol`, define :meth:`looks_like`, and dispatch the events they
-    know through the table ``_HANDLERS`` (event type to handler); the checks they share are
-    methods of this class.
+    ``tools``: the request's tool definitions as they are sent, in any provider's shape, or a
+    mapping ``{name: schema}`` (see :func:`tool_schemas`): each call's input is then checked
+    against its tool's schema; a call to a tool not defined there is parsed unchecked.
+    ``output_schema``: the request's structured output format (``response_format``,
+    ``text.format``, Anthropic's ``output_format``) or any schema ``Parser(schema=)`` takes: the
+    answer text is then parsed live and checked (:attr:`structured`). Anything else for either
+    is a ``TypeError`` that names it.
+
+    Subclasses set :attr:`protocol`, define :meth:`looks_like`, set up their state in
+    ``_begin()``, and dispatch the events they know through the table ``_HANDLERS`` (event
+    type to handler); the checks they share are methods of this class.
     """
 
     #: The protocol's name, the key of this class in :data:`PROTOCOLS`.
@@ -102,13 +133,25 @@ class Accumulator:
     #: The protocol's event types and their handlers.
     _HANDLERS: ClassVar[Mapping[str, Callable[..., list[Update]]]] = {}
 
-    def __init__(self) -> None:
+    def __init__(self, *, tools: Any = None, output_schema: Any = None) -> None:
         #: How many events were applied (SDK helper events and rejected events not counted).
         self.events = 0
         self._tools: dict[int, ToolInput] = {}  # by the place of their block or item
         self._done = False
         self._closed = False
         self._kind = ""  # the type of the event being applied, for error messages
+        #: The compiled schema of each tool, by name (from ``tools=``; each keeps the keywords
+        #: it does not check in ``unchecked``).
+        self.schemas: ToolSchemas = tool_schemas(tools)
+        self._format = output_schema_of(output_schema)
+        self._outputs: dict[int, StructuredOutput] = {}  # by choice
+        if self._format is not None:
+            self._answer(0)
+        self._checking = bool(self.schemas) or self._format is not None
+        self._begin()
+
+    def _begin(self) -> None:
+        """Set up the protocol's own state."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -167,6 +210,17 @@ class Accumulator:
         return [tools[key] for key in sorted(tools)]
 
     @property
+    def structured(self) -> StructuredOutput | None:
+        """The structured output: the answer text parsed live as JSON and checked against
+        ``output_schema=`` (``None`` without one). For Chat Completions, choice 0's."""
+        return self._outputs.get(0)
+
+    def structured_output(self, choice: int = 0) -> StructuredOutput | None:
+        """The structured output of a Chat Completions choice (``n`` > 1), once its answer has
+        begun (choice 0's from the start); the other protocols have one, choice 0."""
+        return self._outputs.get(choice)
+
+    @property
     def done(self) -> bool:
         """Whether the stream said it is over (its last event has arrived)."""
         return self._done
@@ -188,12 +242,13 @@ class Accumulator:
             raise StreamError("an event after close()")
         updates = self._done_marker() if data is _DONE else self._event(data)  # type: ignore[arg-type]
         self.events += 1
-        return updates
+        return self._check(updates) if self._checking else updates
 
     def close(self) -> list[Update]:
-        """End the stream: each tool input still streaming becomes ``"incomplete"`` (its
-        snapshot and raw text kept), with one last :class:`Update` (event ``"close"``) each.
-        Later events raise :class:`StreamError`; calling it again does nothing."""
+        """End the stream: each tool input (and structured output) still streaming becomes
+        ``"incomplete"`` (its snapshot and raw text kept), with one last :class:`Update`
+        (event ``"close"``) each. Later events raise :class:`StreamError`; calling it again
+        does nothing."""
         if self._closed:
             return []
         self._closed = True
@@ -202,6 +257,10 @@ class Accumulator:
             if not tool.ended:
                 tool._cut()
                 updates.append(Update("close", tool.index, block, tool=tool))
+        for output in self._outputs.values():
+            if not output.ended:
+                output._cut()
+                updates.append(Update("close", output.choice, structured=output))
         return updates
 
     def updates(self, body: bytes | str | Iterable[Any]) -> Iterator[Update]:
@@ -336,66 +395,7 @@ class Accumulator:
                 f"read this stream with {cls.__module__}.{cls.__name__}"
             )
 
-    # ------------------------------------------------------------------ checks, then changes
-
-    def _malformed(self, what: str) -> StreamError:
-        return StreamError(f"malformed {self._kind} event: {what}")
-
-    def _str(self, value: Any, what: str) -> str:
-        if not isinstance(value, str):
-            raise self._malformed(f"{what} is {describe(value)}, not a string")
-        return value
-
-    def _opt_str(self, value: Any, what: str) -> str | None:
-        return None if value is None else self._str(value, what)
-
-    def _mapping(self, value: Any, what: str) -> Mapping[str, Any]:
-        if not isinstance(value, Mapping):
-            raise self._malformed(f"{what} is {describe(value)}, not an object")
-        return value
-
-    def _list(self, value: Any, what: str) -> list[Any]:
-        if not isinstance(value, list):
-            raise self._malformed(f"{what} is {describe(value)}, not a list")
-        return value
-
-    def _key(self, value: Any, what: str) -> int:
-        """An index that names a thing (a choice, a tool call) rather than a place in a list:
-        a count, from 0 to 2**63 - 1 (so that messages and reprs can always print it)."""
-        if type(value) is not int or not 0 <= value < _INDEX_LIMIT:
-            raise self._malformed(f"{what} is {describe(value)}, not an index")
-        return value
-
-    def _next(self, value: Any, what: str, items: list[Any]) -> int:
-        """The place of a new block or item: right after the last."""
-        index = self._key(value, f"the {what} index")
-        if index != len(items):
-            raise StreamError(f"{self._kind} for {what} {index}, expected {len(items)}")
-        return index
-
-    def _place(self, value: Any, what: str, items: list[Any], *, extend: bool) -> int:
-        """A place in ``items``: an item there (or, with ``extend``, the next one). An index
-        never extends a list by more than one."""
-        index = self._key(value, what)
-        if index < len(items) or (extend and index == len(items)):
-            return index
-        there = f"the next one is {len(items)}" if extend else f"there are {len(items)}"
-        raise StreamError(f"{self._kind} for {what} {index}, which does not exist ({there})")
-
-    def _check_text(self, container: Mapping[str, Any], key: str) -> None:
-        """Check the text a delta will grow (absent and ``None`` count as empty)."""
-        old = container.get(key)
-        if old is not None:
-            self._str(old, f"the {key} so far")
-
-    @staticmethod
-    def _append(container: dict[str, Any], key: str, text: str) -> None:
-        """``container[key] += text``, in place when CPython can (the dict lets go of the
-        string meanwhile); the caller checked the old value with :meth:`_check_text`."""
-        s = container.get(key) or ""
-        container[key] = None
-        s += text
-        container[key] = s
+    # ------------------------------------------------------------------ tool inputs
 
     def _grow(self, tool: ToolInput, fragment: str) -> bool:
         """Feed a piece of a tool's input; whether its snapshot changed. Refused (before

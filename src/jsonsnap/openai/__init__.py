@@ -9,6 +9,13 @@ returns a list of :class:`Update`, ``updates()`` / ``aupdates()`` / ``read()`` t
 (or a response that is incomplete) leaves each unfinished call as its best-effort snapshot with
 the raw text, status ``"incomplete"``; nothing is raised unless :meth:`ToolInput.final` is asked
 for the strict arguments.
+
+Both take the request's ``tools`` (``tools=``: Chat Completions ``{"type": "function",
+"function": {...}}`` or Responses ``{"type": "function", "name", "parameters"}`` definitions,
+either in either) and check each call's arguments against its function's ``parameters`` as they
+stream; and its structured output format (``output_schema=``: ``response_format``,
+``text.format``, or a dataclass or pydantic model), whose answer text they parse live into
+``.structured`` (per choice for Chat Completions: ``structured_output(choice)``).
 """
 
 from __future__ import annotations

@@ -96,11 +96,12 @@ def _other(key: str, value: Any) -> Step:
 class ChatCompletionAccumulator(Accumulator):
     """Accumulate one Chat Completions stream into ``.completion``.
 
-    ``tools`` holds the tool calls of choice 0, by tool call index; ``tool_calls(choice)``
-    lists a choice's calls in index order.
+    ``tools`` holds choice 0's tool calls by index, ``tool_calls(choice)`` a choice's calls in
+    order; with ``output_schema=``, ``structured_output(choice)`` checks each choice's answer.
     """
 
     protocol = "chat"
+    _PER_CHOICE = True  # a structured output per choice
     _OPENERS = frozenset({"chunk", "error"})
     # chat.completions.stream() adds these after the chunk they come from (wrapped in "chunk").
     _SDK_HELPERS = frozenset(
@@ -110,8 +111,7 @@ class ChatCompletionAccumulator(Accumulator):
     ) | {"tool_calls.function.arguments.delta", "tool_calls.function.arguments.done"}
     _SDK_WRAPPERS: ClassVar[Mapping[str, str]] = {"chunk": "chunk"}
 
-    def __init__(self) -> None:
-        super().__init__()
+    def _begin(self) -> None:
         #: The completion so far, shaped as a non-streamed ``chat.completion``.
         self.completion: dict[str, Any] = {
             "id": None,
@@ -403,7 +403,7 @@ class ChatCompletionAccumulator(Accumulator):
         state.order.insert(position, index)
         state.message.setdefault("tool_calls", []).insert(position, entry)
         if kind == "function":
-            state.tools[index] = ToolInput(index, "")
+            state.tools[index] = self._tool(index, "")
         return entry
 
     def _function(
@@ -434,7 +434,7 @@ class ChatCompletionAccumulator(Accumulator):
                 message["function_call"] = {"name": "", "arguments": ""}
             tool = state.function
             if tool is None:
-                tool = state.function = ToolInput(0, "")
+                tool = state.function = self._tool(0, "")
             return [self._function("function_call", None, message, tool, name, text)]
 
         return step

@@ -10,6 +10,11 @@ repeats none), which ends every call still streaming. ``error`` and ``response.f
 :class:`StreamError`. An index may name an item or part there is, or the next one: never more.
 Events about an item after its ``output_item.done``, and any event after the final response,
 are refused.
+
+Given the request's ``tools`` and ``text`` (``ResponseAccumulator(tools=request["tools"],
+output_schema=request["text"])``; the response repeats both), the calls are checked against
+their functions' ``parameters`` and the ``output_text`` of a structured output is parsed live
+(``.structured``; it ends with the final response).
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
-from ..streams import Accumulator, StreamError, ToolInput, Update
+from ..streams import Accumulator, StreamError, Update
 
 #: The events that announce a part of an item, or repeat it whole at its end: the item's list
 #: of parts and the event's key for the part's place in it.
@@ -56,8 +61,7 @@ class ResponseAccumulator(Accumulator):
     #: Output item types whose ``arguments`` stream as JSON.
     TOOL_ITEMS = frozenset({"function_call", "mcp_call"})
 
-    def __init__(self) -> None:
-        super().__init__()
+    def _begin(self) -> None:
         #: The response so far (``None`` before ``response.created``).
         self.response: dict[str, Any] | None = None
         self._finished: set[int] = set()  # the items whose output_item.done has come
@@ -151,7 +155,7 @@ class ResponseAccumulator(Accumulator):
             arguments = self._opt_str(item.get("arguments"), "the arguments") or ""
             name = self._opt_str(item.get("name"), "the name") or ""
             call_id = self._opt_str(item.get("call_id") or item.get("id"), "the call id")
-            tool = self._tools[index] = ToolInput(index, name, call_id)
+            tool = self._tools[index] = self._tool(index, name, call_id)
             item["arguments"] = arguments
             changed = bool(arguments) and self._grow(tool, arguments)
         output.append(item)

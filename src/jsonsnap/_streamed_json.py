@@ -1,0 +1,413 @@
+"""Streamed JSON values: a tool call's input and a structured output, live and checked.
+
+- :class:`ToolInput` keeps one streamed tool call's input: the raw JSON text, a
+  :class:`jsonsnap.Parser` for the live snapshot (and, once someone asks for it, the change
+  feed), and the strict value once the protocol says the input is finished. Its ``status`` is
+  ``"streaming"`` until then, and afterwards ``"complete"`` (strictly parsed), ``"incomplete"``
+  (the text stopped before the value did: a cut at the token limit, or a stream that ended) or
+  ``"invalid"`` (a character no continuation could accept, or, with a schema, a violation).
+  :meth:`ToolInput.final` is the one way to get arguments fit to run a tool with.
+- :class:`StructuredOutput` is the same for the answer text of a request with a structured
+  output format: the text parsed live as JSON, checked against the format's schema, and its
+  final value converted to the schema's Python type when the schema is one.
+- With a schema (the request's tool definitions, or its output format), the parser checks the
+  value as it streams (``on_violation="collect"``): ``violations`` lists what breaks the schema
+  as soon as it is certain; ``field_state()``, ``missing()`` and ``view()`` say where the value
+  stands. A violation changes nothing in the snapshot: only the status and :meth:`final`.
+
+All of them are published in :mod:`jsonsnap.streams`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, ClassVar, Literal
+
+from . import Change, FieldState, JSONDecodeError, Parser, Path, Schema, SchemaError
+
+Status = Literal["streaming", "complete", "incomplete", "invalid"]
+_NOTHING: Any = object()
+#: The key of the tool schemas whose schema checks a call to any tool not named there (no
+#: tool name the APIs allow has a ``*``).
+ANY_TOOL = "*"
+#: The compiled schemas of a request's tools, by tool name.
+ToolSchemas = Mapping[str, Schema]
+
+
+class ToolInputError(ValueError):
+    """A tool's input is not fit to run the tool with: unfinished, invalid JSON, or (its
+    ``__cause__`` the first :class:`jsonsnap.SchemaError`) a value that breaks its schema."""
+
+
+class StructuredOutputError(ValueError):
+    """A structured output has no value fit to use: unfinished, invalid JSON, a value that
+    breaks its schema (its ``__cause__`` the first :class:`jsonsnap.SchemaError`), or one that
+    does not convert to the schema's Python type."""
+
+
+class StreamedJSON:
+    """JSON text that streams in pieces: the raw text, the live snapshot, the strict value at
+    the end and, with a schema, what breaks it. The common part of :class:`ToolInput` and
+    :class:`StructuredOutput`."""
+
+    __slots__ = (
+        "_ended",
+        "_failure",
+        "_parser",
+        "_reported",
+        "_schema",
+        "_status",
+        "_tracking",
+        "_value",
+        "error",
+        "raw",
+    )
+
+    #: The final value is converted to the schema's Python type (when it is one).
+    _TYPED: ClassVar[bool] = False
+    #: The error :meth:`final` raises.
+    _ERROR: ClassVar[type[ValueError]] = ValueError
+
+    def __init__(self, schema: Schema | None = None) -> None:
+        #: The JSON text received so far.
+        self.raw = ""
+        #: The error that makes the text invalid JSON (position, line, column), if it is.
+        self.error: JSONDecodeError | None = None
+        self._schema = schema
+        self._tracking = False  # a parser with track_changes=True, once someone asked
+        self._parser = self._new_parser()
+        self._value: Any = None
+        self._failure: Exception | None = None  # the conversion to the schema's type failed
+        self._status: Literal["streaming", "complete", "incomplete"] = "streaming"
+        self._ended = False
+        self._reported = 0  # how many violations updates have carried
+
+    def _new_parser(self, track: bool = False) -> Parser:
+        schema = self._schema
+        if schema is None:
+            return Parser(track_changes=track)
+        typed = self._TYPED and schema.type is not None
+        return Parser(track_changes=track, schema=schema, on_violation="collect", typed=typed)
+
+    def _empty(self) -> Any:
+        """The snapshot before anything shows."""
+        return None
+
+    def _where(self) -> tuple[str, str]:
+        """What it is, in :meth:`final`'s messages, and the noun for its text."""
+        raise NotImplementedError
+
+    @property
+    def schema(self) -> Schema | None:
+        """The schema the value is checked against (``None``: not checked)."""
+        return self._schema
+
+    @property
+    def snapshot(self) -> Any:
+        """The best-effort value so far (live). After a JSON error, the value of the text
+        before the offending character; a violation changes nothing in it."""
+        return self._parser.snapshot(self._empty())
+
+    @property
+    def status(self) -> Status:
+        """``"streaming"``, then ``"complete"``, ``"incomplete"`` or ``"invalid"`` (invalid JSON,
+        from its offending character on; or a violation of the schema, from where it is
+        certain)."""
+        if self.error is not None or self._failure is not None:
+            return "invalid"
+        if self._schema is not None and self._parser.violations:
+            return "invalid"
+        return self._status
+
+    @property
+    def complete(self) -> bool:
+        """Whether the value was strictly parsed and checked (:meth:`final` returns it)."""
+        return self.status == "complete"
+
+    @property
+    def ended(self) -> bool:
+        """Whether the text is over: the protocol (or ``close()``) ended it. An invalid value
+        is ``"invalid"`` from its offending character on, and ended only with its call."""
+        return self._ended
+
+    @property
+    def violations(self) -> list[SchemaError]:
+        """What breaks the schema so far, in the order it was found (``[]`` without a schema):
+        each a :class:`jsonsnap.SchemaError` with its ``path``, ``pos`` (the offset in ``raw``
+        of the character that made it certain), ``keyword`` and message."""
+        return [] if self._schema is None else self._parser.violations
+
+    @property
+    def schema_error(self) -> SchemaError | None:
+        """The first violation of the schema, or ``None`` (``error`` is the JSON error)."""
+        found = self.violations
+        return found[0] if found else None
+
+    def final(self) -> Any:
+        """The strictly parsed value, or the error (see the subclass) when there is none."""
+        status = self.status
+        if status == "complete":
+            return self._value
+        where, noun = self._where()
+        if self.error is not None:
+            raise self._ERROR(f"{where} has invalid {noun}JSON: {self.error}")
+        found = self.violations
+        if found:
+            more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
+            raise self._ERROR(f"{where} {noun}breaks its schema: {found[0]}{more}") from found[0]
+        if self._failure is not None:
+            failure = self._failure
+            raise self._ERROR(f"{where} {noun}does not convert: {failure}") from failure
+        if status == "incomplete":
+            raise self._ERROR(f"{where} {noun}was cut off before its end")
+        raise self._ERROR(f"{where} {noun}is unfinished")
+
+    # ------------------------------------------------------------------ the schema's questions
+
+    def field_state(self, path: Sequence[str | int] = ()) -> FieldState:
+        """The state of the field at ``path`` (see :meth:`jsonsnap.Parser.field_state`):
+        pending, streaming, complete, invalid or absent."""
+        return self._parser.field_state(path)
+
+    def missing(self, path: Sequence[str | int] = ()) -> list[str]:
+        """The properties the schema requires of the object at ``path`` that have not been
+        seen (``[]`` without a schema; see :meth:`jsonsnap.Parser.missing`)."""
+        return self._parser.missing(path)
+
+    def view(self, *, defaults: bool = False) -> Any:
+        """The value so far as the schema's Python type, every field its value or
+        :data:`jsonsnap.NOT_YET` (see :meth:`jsonsnap.Parser.view`); ``ValueError`` when the
+        schema is not a Python type."""
+        return self._parser.view(defaults=defaults)
+
+    def take(self, path: Sequence[str | int] = ()) -> list[tuple[int, Any]]:
+        """The elements of the array at ``path`` finished since the last call, as ``(index,
+        value)`` (see :meth:`jsonsnap.Parser.take`)."""
+        return self._parser.take(path)
+
+    # ------------------------------------------------------------------ the change feed
+
+    def changes(self) -> list[Change]:
+        """The change records of the value since the last call, as
+        :meth:`jsonsnap.Parser.changes` gives them (the first call: since its start)."""
+        if not self._tracking:
+            self._watch(self._tracked())
+        return self._parser.changes()
+
+    def subscribe(
+        self,
+        pattern: Sequence[object],
+        callback: Callable[[Any], object],
+        *,
+        under: bool = False,
+        kinds: Iterable[type[Change]] | None = None,
+    ) -> Callable[[], None]:
+        """Call ``callback(record)`` for each change record of the value whose path matches
+        ``pattern`` (see :meth:`jsonsnap.Parser.subscribe`). Returns a function that cancels it.
+
+        The change feed starts when first asked for: the first subscription (unless
+        :meth:`changes` came first) gets the records of the text received so far, at once,
+        then the rest as it arrives; a later one, the records from then on."""
+        if self._tracking:
+            return self._parser.subscribe(pattern, callback, under=under, kinds=kinds)
+        parser = self._tracked()
+        cancel = parser.subscribe(pattern, callback, under=under, kinds=kinds)
+        self._watch(parser)
+        return cancel
+
+    @property
+    def writing(self) -> Path | None:
+        """The path being written now (see :attr:`jsonsnap.Parser.writing`)."""
+        return self._parser.writing
+
+    def is_complete(self, path: Sequence[str | int] = ()) -> bool:
+        """Whether the value at ``path`` is shown and final (see
+        :meth:`jsonsnap.Parser.is_complete`)."""
+        return self._parser.is_complete(path)
+
+    def _tracked(self) -> Parser:
+        """A parser for the change feed (what decides the schema is settled first)."""
+        return self._new_parser(track=True)
+
+    def _watch(self, parser: Parser) -> None:
+        """Start the change feed: the text so far is read again, once, by a parser with
+        ``track_changes=True``, which takes the later fragments alone. (Until then, a plain
+        parser costs less.)"""
+        self._tracking = True
+        self._reread(self.raw, parser)
+
+    # ------------------------------------------------------------------ for the accumulators
+
+    def _feed(self, fragment: str) -> bool:
+        """A piece of the text; whether the snapshot changed."""
+        raw = self.raw
+        self.raw = ""  # let go of the string, so that it grows in place
+        raw += fragment
+        self.raw = raw
+        if self.error is not None:
+            return False
+        try:
+            return self._parser.feed(fragment)
+        except JSONDecodeError as err:
+            self.error = err
+            return True
+
+    def _close(self, raw: str | None = None) -> bool:
+        """The protocol says the text is finished: parse it strictly. ``raw`` is the whole
+        text when the protocol repeats it at the end; if it is not what was streamed, it
+        replaces it. Whether the snapshot changed."""
+        self._ended = True
+        changed = raw is not None and raw != self.raw
+        if changed:
+            self.error = None
+            self._reread(raw)  # type: ignore[arg-type]
+        if self.error is None:
+            before = self._parser.snapshot(_NOTHING)
+            self._settle()
+            changed = changed or self._parser.snapshot(_NOTHING) is not before
+        return changed
+
+    def _cut(self) -> None:
+        """The stream ended before the protocol ended the text."""
+        self._ended = True
+        self._status = "incomplete"
+
+    def _settle(self) -> None:
+        try:
+            self._value = self._parser.close()
+        except JSONDecodeError:  # at the end of the text: it stopped too soon
+            self._status = "incomplete"
+            return
+        except SchemaError:  # whole JSON, whose violations make it invalid
+            pass
+        except (TypeError, ValueError) as exc:  # the schema's type refused the value
+            self._failure = exc
+        self._status = "complete"
+
+    def _reread(self, raw: str, parser: Parser | None = None) -> None:
+        """A new parser (``parser``, or a fresh one) for ``raw``, in the state the value is in.
+        When the protocol's whole text replaces the streamed one, the subscriptions go with
+        the parser that read the streamed text."""
+        self._parser = parser or self._new_parser(self._tracking)
+        self.raw = ""
+        self.error = None
+        self._feed(raw)
+        if self._status == "complete" and self.error is None:
+            self._settle()
+
+    def _new_violations(self) -> tuple[SchemaError, ...]:
+        """The violations found since the last call (for the update of the event that found
+        them)."""
+        if self._schema is None:
+            return ()
+        found = self._parser.violations
+        reported, self._reported = self._reported, len(found)
+        return tuple(found[reported:])
+
+
+class ToolInput(StreamedJSON):
+    """The streamed JSON input (arguments) of one tool call.
+
+    Checked against the schema of the tool's definition when the accumulator was given the
+    request's ``tools``: the schema of the name the call has when its input starts (its first
+    fragment, or the first call to :meth:`changes` or :meth:`subscribe`). A call to a tool that
+    is not among them is parsed unchecked (``schema`` is ``None``). An empty input counts as
+    ``{}``, and is checked as ``{}``."""
+
+    __slots__ = ("_schemas", "id", "index", "name")
+
+    _ERROR = ToolInputError
+
+    def __init__(
+        self, index: int, name: str, id: str | None = None, *, schemas: ToolSchemas | None = None
+    ) -> None:
+        super().__init__()
+        #: Where the call is: the content block, tool call or output item index.
+        self.index = index
+        self.name = name
+        self.id = id
+        self._schemas = schemas or None  # until the schema is chosen
+
+    def _empty(self) -> Any:
+        return {}
+
+    def _where(self) -> tuple[str, str]:
+        return f"tool {self.name!r} ({self.index})", "input "
+
+    def _choose(self) -> None:
+        """Choose the schema by the tool's name now (once)."""
+        schemas, self._schemas = self._schemas, None
+        if schemas is not None:
+            schema = schemas.get(self.name)
+            self._schema = schemas.get(ANY_TOOL) if schema is None else schema
+            if self._schema is not None:
+                self._parser = self._new_parser(self._tracking)
+
+    def _tracked(self) -> Parser:
+        if self._schemas is not None:
+            self._choose()
+        return super()._tracked()
+
+    def _feed(self, fragment: str) -> bool:
+        if self._schemas is not None:
+            self._choose()
+        return super()._feed(fragment)
+
+    def _close(self, raw: str | None = None) -> bool:
+        if self._schemas is not None:
+            self._choose()
+        return super()._close(raw)
+
+    def _settle(self) -> None:
+        if not self.raw.strip():
+            if self._schema is None:
+                self._value = {}
+                self._status = "complete"
+                return
+            self._parser.feed("{}")  # checked as what it stands for
+        super()._settle()
+
+    def __repr__(self) -> str:
+        return f"<ToolInput {self.index} {self.name!r} {self.status}, {len(self.raw)} chars>"
+
+
+class StructuredOutput(StreamedJSON):
+    """The answer text of a request with a structured output format (``output_schema=`` of an
+    accumulator), parsed live as JSON and checked against the format's schema.
+
+    Every piece of answer text goes to it (not reasoning, not a refusal): the text blocks of an
+    Anthropic message, a Chat Completions choice's ``content``, a response's ``output_text``.
+    It ends with the stream (a choice with its ``finish_reason``). :meth:`final` returns the
+    value converted to the schema's Python type when the schema is one (a dataclass, a pydantic
+    model...), the JSON value otherwise; :meth:`view` shows the partial value as that type."""
+
+    __slots__ = ("choice",)
+
+    _TYPED = True
+    _ERROR = StructuredOutputError
+
+    def __init__(self, schema: Schema, choice: int | None = None) -> None:
+        super().__init__(schema)
+        #: The Chat Completions choice it is the answer of (``None`` in the other protocols).
+        self.choice = choice
+
+    def _where(self) -> tuple[str, str]:
+        if self.choice is None:
+            return "the structured output", ""
+        return f"the structured output of choice {self.choice}", ""
+
+    def final(self) -> Any:
+        """The value, strictly parsed, checked and converted, or
+        :class:`StructuredOutputError` when there is none."""
+        if self.ended and self.status == "incomplete" and not self.raw.strip():
+            where = self._where()[0]
+            raise StructuredOutputError(f"{where} is empty (no answer text, or a refusal)")
+        return super().final()
+
+    def __repr__(self) -> str:
+        choice = "" if self.choice is None else f" of choice {self.choice}"
+        return f"<StructuredOutput{choice} {self.status}, {len(self.raw)} chars>"
+
+
+for _cls in (ToolInputError, StructuredOutputError, StreamedJSON, ToolInput, StructuredOutput):
+    _cls.__module__ = "jsonsnap.streams"
