@@ -27,6 +27,7 @@ from ._schema import (
     Shape,
     canonical,
     describe,
+    integral,
     json_equal,
     kind_of,
     number_fault,
@@ -162,7 +163,7 @@ class Checks(Faults):
                     if shape.max_items is not None and index >= shape.max_items:
                         self._fail(
                             owner,
-                            self._error(
+                            Fault(
                                 f"more than {shape.max_items} items",
                                 "maxItems",
                                 shape.max_items,
@@ -196,7 +197,7 @@ class Checks(Faults):
             if not types & kind and not (kind == NUMBER and types & INTEGER):
                 self._fail(
                     leaf.owner,
-                    self._error(
+                    Fault(
                         f"expected {type_names(types)}, found {KIND_NAMES[kind]}",
                         "type",
                         type_names(types),
@@ -291,8 +292,8 @@ class Checks(Faults):
             err = None
             if kind & NUMBERS:
                 types = shape.types
-                if not types & NUMBER and not (kind == INTEGER or _integral(value)):
-                    err = self._error(
+                if not types & NUMBER and not (kind == INTEGER or integral(value)):
+                    err = Fault(
                         f"expected {type_names(types)}, found {describe(value)}",
                         "type",
                         type_names(types),
@@ -328,7 +329,7 @@ class Checks(Faults):
                 group.failed = True
                 self._fail(
                     group.owner,
-                    self._error(
+                    Fault(
                         f"matches {len(left)} of the alternatives of oneOf, not exactly one",
                         "oneOf",
                         1,
@@ -361,7 +362,7 @@ class Checks(Faults):
                 top = self.stack[-1]
                 self._fail(
                     leaf.owner,
-                    self._error(
+                    Fault(
                         "items are not unique",
                         "uniqueItems",
                         True,
@@ -416,7 +417,7 @@ class Checks(Faults):
             if limit is not None and length <= limit < length + len(text):
                 self._fail(
                     leaf.owner,
-                    self._error(
+                    Fault(
                         f"longer than {limit} characters",
                         "maxLength",
                         limit,
@@ -440,7 +441,7 @@ class Checks(Faults):
             if cands is not None and not leaf.told and value not in cands:
                 err = self._enum_error(shape, value, end, frame.where, frame.start)
             elif shape.min_len is not None and len(value) < shape.min_len:
-                err = self._error(
+                err = Fault(
                     f"shorter than {shape.min_len} characters",
                     "minLength",
                     shape.min_len,
@@ -451,7 +452,7 @@ class Checks(Faults):
                     shape,
                 )
             elif shape.pattern is not None and shape.pattern.search(value) is None:
-                err = self._error(
+                err = Fault(
                     f"does not match {shape.pattern.pattern!r}",
                     "pattern",
                     shape.pattern.pattern,
@@ -506,7 +507,7 @@ class Checks(Faults):
             if len(seen) > limit:
                 self._fail(
                     owner,
-                    self._error(
+                    Fault(
                         f"more than {limit} properties",
                         "maxProperties",
                         limit,
@@ -543,7 +544,7 @@ class Checks(Faults):
                 if shape.min_items is not None and len(value) < shape.min_items:
                     self._fail(
                         owner,
-                        self._error(
+                        Fault(
                             f"fewer than {shape.min_items} items",
                             "minItems",
                             shape.min_items,
@@ -561,7 +562,7 @@ class Checks(Faults):
                 noun = "property" if len(missing) == 1 else "properties"
                 self._fail(
                     owner,
-                    self._error(
+                    Fault(
                         f"missing required {noun} {names}",
                         "required",
                         missing,
@@ -575,7 +576,7 @@ class Checks(Faults):
             if shape.min_props is not None and len(value) < shape.min_props:
                 self._fail(
                     owner,
-                    self._error(
+                    Fault(
                         f"fewer than {shape.min_props} properties",
                         "minProperties",
                         shape.min_props,
@@ -599,7 +600,7 @@ class Checks(Faults):
             keyword = "false"
             msg = "no value is allowed here"
         self._fail(
-            leaf.owner, self._error(msg, keyword, False, where[1], start, where, start, leaf.shape)
+            leaf.owner, Fault(msg, keyword, False, where[1], start, where, start, leaf.shape)
         )
 
     def _key_error(self, shape: Shape, key: str, pos: int, frame: Frame, whole: bool) -> Fault:
@@ -608,7 +609,7 @@ class Checks(Faults):
         allowed = sorted(shape.closed or ())
         shown = ", ".join(repr(k) for k in allowed[:8]) + (", ..." if len(allowed) > 8 else "")
         what = f"unknown property {key!r}" if whole else f"no property begins with {key!r}"
-        return self._error(
+        return Fault(
             f"{what} (allowed: {shown or 'none'})",
             "additionalProperties",
             allowed,
@@ -618,13 +619,6 @@ class Checks(Faults):
             frame.start,
             shape,
         )
-
-
-def _integral(value: Any) -> bool:
-    try:
-        return bool(value == int(value))
-    except (OverflowError, ValueError, TypeError):
-        return False
 
 
 def common(candidate: str, text: str, start: int) -> int:

@@ -149,19 +149,6 @@ class Faults:
                 return auto.lines + newlines + 1, index - buf.rfind("\n", 0, index)
         return auto.lines + 1, pos - auto.line_start + 1
 
-    def _error(
-        self,
-        msg: str,
-        keyword: str,
-        expected: Any,
-        found: Any,
-        pos: int,
-        where: Where,
-        start: int,
-        shape: Shape,
-    ) -> Fault:
-        return Fault(msg, keyword, expected, found, pos, where, start, shape)
-
     def _fail(self, owner: Branch | None, err: Fault) -> None:
         """A check of ``owner`` failed with ``err``: kill the branch, fail its group when it
         was the last, report what reaches the top."""
@@ -182,7 +169,7 @@ class Faults:
             group.failed = True
             if not (0 <= group.single_at < err.pos):  # they died together: the group's fault
                 n = len(group.branches)
-                err = self._error(
+                err = Fault(
                     f"matches none of the {n} alternatives of {group.keyword} ({err.msg})",
                     group.keyword,
                     n,
@@ -226,11 +213,9 @@ class Faults:
         enum = shape.enum or ()
         if shape.enum_kw == "const":
             msg = f"expected {describe(enum[0])}" if enum else "no value is allowed"
-            return self._error(
-                msg, "const", enum[0] if enum else None, found, pos, where, start, shape
-            )
+            return Fault(msg, "const", enum[0] if enum else None, found, pos, where, start, shape)
         shown = ", ".join(describe(v, 30) for v in enum[:8]) + (", ..." if len(enum) > 8 else "")
-        return self._error(
+        return Fault(
             f"expected one of {shown}", "enum", list(enum), found, pos, where, start, shape
         )
 
@@ -252,7 +237,7 @@ class Faults:
             "multipleOf": "a multiple of",
             "type": "",
         }[keyword]
-        return self._error(
+        return Fault(
             f"expected {words} {limit}, found {describe(value)}",
             keyword,
             limit,

@@ -62,6 +62,7 @@ __all__ = [
     "Shape",
     "canonical",
     "describe",
+    "integral",
     "json_equal",
     "kind_of",
     "number_fault",
@@ -206,12 +207,13 @@ def type_names(bits: int) -> str:
 
 def _kind_name(value: Any) -> str:
     kind = kind_of(value)
-    if kind == NUMBER and _integral(value):
+    if kind == NUMBER and integral(value):
         return "number"
     return type_names(kind) if kind else type(value).__name__
 
 
-def _integral(value: Any) -> bool:
+def integral(value: Any) -> bool:
+    """Whether a number has no fraction (``2.0``: an integer to JSON Schema)."""
     try:
         return bool(value == math.floor(value))
     except (OverflowError, ValueError, TypeError):  # inf, nan
