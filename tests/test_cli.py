@@ -382,6 +382,41 @@ def test_parse_incomplete_and_valid(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert cli.main(["parse", str(tmp_path / "none.json")]) == 1
 
 
+def test_parse_repair_lists_the_repairs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "model.txt"
+    path.write_text('Sure:\n```json\n{"a": [1, 2,], b: True, // note\n "s": "x\ty"}\n```\n')
+    assert cli.main(["parse", str(path)]) == 1  # strict by default
+    assert "Expecting value at line 1 column 1 (char 0)" in capsys.readouterr().err
+    assert cli.main(["parse", "--repair", "--json", str(path), "--chunk", "3"]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out) == {"a": [1, 2], "b": True, "s": "x\ty"}
+    assert err.splitlines() == [
+        "jsonsnap: 7 repairs:",
+        "  text before the value (prose, a code fence) skipped: line 1 column 1 (char 0)"
+        " [leading_text]",
+        "  a comma before a closing bracket dropped: line 3 column 13 (char 26) [trailing_comma]",
+        "  an identifier read as an object key: line 3 column 16 (char 29) [unquoted_key]",
+        "  True, False or None read as true, false or null: line 3 column 19 (char 32)"
+        " [python_literal]",
+        "  a // or /* */ comment skipped: line 3 column 25 (char 38) [comment]",
+        "  a raw control character in a string kept as it is: line 4 column 9 (char 54)"
+        " [control_character]",
+        "  text after a complete value (a closing fence, prose) ignored: line 5 column 1"
+        " (char 59) [trailing_text]",
+    ]
+    # Many repairs: the first ones listed, the rest counted; an error after repairs.
+    path.write_text("[" + "1 " * 30 + "x]")
+    assert cli.main(["parse", "--repair", "--json", str(path)]) == 1
+    out, err = capsys.readouterr()
+    assert json.loads(out) == [1] * 30
+    lines = err.splitlines()
+    assert lines[0] == "jsonsnap: 29 repairs:"
+    assert lines[21] == "  … and 9 more"
+    assert lines[22].startswith("jsonsnap: invalid JSON: Expecting ',' delimiter at line 1")
+
+
 def test_parse_waits_are_capped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     waits: list[float] = []
     monkeypatch.setattr("jsonsnap._cli_parse.time.sleep", waits.append)

@@ -63,7 +63,7 @@ def _token(state: State, buf: str, pos: int, stop: int, after: State) -> str:
 def _steps() -> Iterator[list[Step]]:
     """Record each step as (state before, token, state after)."""
     seen: list[Step] = []
-    original = _automaton._STEPS
+    original = _automaton.Automaton.steps
 
     def traced(step: Callable[..., int]) -> Callable[..., int]:
         def run(auto: Any, buf: str, pos: int, end: int) -> int:
@@ -76,7 +76,7 @@ def _steps() -> Iterator[list[Step]]:
         return run
 
     with pytest.MonkeyPatch.context() as m:
-        m.setattr(_automaton, "_STEPS", tuple(traced(step) for step in original))
+        m.setattr(_automaton.Automaton, "steps", tuple(traced(step) for step in original))
         yield seen
 
 

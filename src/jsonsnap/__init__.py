@@ -29,14 +29,16 @@ jsonsnap.JSONDecodeError: Illegal trailing comma before end of array: line 1 col
 
 from ._changes import ANY, Appended, Change, Completed, Path, Started, matches, replay
 from ._errors import JSONDecodeError, ParserStateError, SchemaError
-from ._parser import Parser, loads, parse_partial
+from ._parser import Parser, aiter_values, iter_values, loads, parse_partial
 from ._schema import Schema, SchemaDefinitionError, SchemaWarning
+from ._tolerant import REPAIRS, Repair
 from ._types import NOT_YET
 from ._validating import FieldState
 
 __all__ = [
     "ANY",
     "NOT_YET",
+    "REPAIRS",
     "Appended",
     "Change",
     "Completed",
@@ -45,11 +47,14 @@ __all__ = [
     "Parser",
     "ParserStateError",
     "Path",
+    "Repair",
     "Schema",
     "SchemaDefinitionError",
     "SchemaError",
     "SchemaWarning",
     "Started",
+    "aiter_values",
+    "iter_values",
     "loads",
     "matches",
     "parse_partial",

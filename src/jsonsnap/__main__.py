@@ -84,6 +84,12 @@ def _parse(commands: Any) -> argparse.ArgumentParser:
         "--chunk", type=positive_int, default=4096, help="bytes read at a time (default 4096)"
     )
     p.add_argument("--delay", type=seconds, default=0.0, help="seconds to wait between reads")
+    p.add_argument(
+        "--repair",
+        action="store_true",
+        help="read the JSON that models send (fences, trailing commas, single quotes...) and "
+        "list the repairs made on standard error",
+    )
     p.add_argument("--no-color", action="store_true", help="no colours (also: NO_COLOR=1)")
     p.set_defaults(handler=parse, usage=p)
     return p

@@ -62,6 +62,7 @@ from ._grammar import (
     WS_RE,
     State,
 )
+from ._observer import NOTHING
 from ._tokens import Tokens
 from ._tree import DepthError, Tree
 
@@ -75,12 +76,21 @@ class Automaton(Tokens):
     """Reads JSON text, fragment by fragment, into a builder (see the module docstring)."""
 
     __slots__ = (
+        "collected",
         "elements",
+        "index",
         "members",
+        "multiple",
         "scan_min",
         "scanner",
         "stopped",
+        "values",
     )
+
+    #: The method for each state (``_STEPS``; the tolerant automaton adds its own states).
+    steps: tuple[Callable[[Any, str, int, int], int], ...]
+    #: The state a top-level value begins in.
+    first: State = VALUE
 
     def __init__(self, tree: Tree, fast: FastPaths, options: tuple[Any, ...]) -> None:
         """``options`` is the parser's resolved options (see ``_options.Options``)."""
@@ -108,9 +118,21 @@ class Automaton(Tokens):
         self.long_min = BEYOND if fast.long_string is None else fast.long_string
         self.elements = fast.elements
         self.members = fast.members
-        self.state = VALUE
+        self.state = self.first
+        self.closer = '"'
         self.tail = ""
         self.offset = 0
+        # Several values per stream: whether to read them, the index of the value being read,
+        # the values completed and not yet handed out, and whether the last one is among them.
+        self.multiple = False
+        self.index = 0
+        self.values: list[Any] = []
+        self.collected = False
+        # Whether a number ends at any character (the next state decides whether that
+        # character may follow it), or only at what may follow a value in strict JSON.
+        self.open_ended = False
+        # Whether "-I" begins -Infinity rather than a number.
+        self.minus_constant = self.allow_nan
         self.lines = 0
         self.line_start = 0
         # Set before they are read: ``final`` by run(), ``quote`` (the absolute position of
@@ -136,20 +158,19 @@ class Automaton(Tokens):
         self.final = final
         pos = 0
         end = len(buf)
-        steps = _STEPS
+        steps = self.steps
         try:
             while pos < end:
                 pos = steps[self.state](self, buf, pos, end)
                 if pos < 0:
                     break
             if final:
-                if self.state == NUMBER:
-                    self._end_number(self.number[0], buf, end, end)
-                if self.state != DONE or pos < 0:
-                    raise self._unfinished(buf, end)
-        except JSONDecodeError:
-            self.tail = ""
-            raise
+                self._finish(buf, pos, end)
+        except JSONDecodeError as exc:
+            if not (final and exc.incomplete and self._unclosed(buf, end)):
+                self.tail = ""
+                raise
+            pos = end
         except SchemaError:  # the value broke its schema (on_violation="raise"): stop here
             raise
         except BaseException as exc:
@@ -168,6 +189,22 @@ class Automaton(Tokens):
             self.line_start = self.offset + buf.rindex("\n", 0, pos) + 1
         self.offset += pos
         self.tail = buf[pos:] if pos < end else ""
+
+    def _finish(self, buf: str, pos: int, end: int) -> None:
+        """The input ends (``pos`` is where reading stopped, ``~pos`` at a token held back)."""
+        if self.state == NUMBER:
+            self._end_number(self.number[0], buf, end, end)
+        if pos >= 0:
+            if self.state == DONE:
+                return
+            if self.multiple and self.state == self.first and not self.tree.stack:
+                self.state = DONE  # between values: the stream may end there
+                return
+        raise self._unfinished(buf, end)
+
+    def _unclosed(self, buf: str, end: int) -> bool:
+        """The input ended inside a value: whether it was closed as it shows (a repair)."""
+        return False
 
     def _unfinished(self, buf: str, end: int) -> JSONDecodeError:
         message = INCOMPLETE[self.state]
@@ -217,7 +254,7 @@ class Automaton(Tokens):
             elif c == "]":
                 if self.state == ARRAY_START:
                     return self._close(pos)
-                raise self.fail(TRAILING_COMMA[1], buf, pos)
+                return self._trailing_comma(buf, pos)
         if c == '"':
             self.quote = self.offset + pos
             tree.string_start()
@@ -233,7 +270,7 @@ class Automaton(Tokens):
                 raise self.fail(str(exc), buf, pos) from None
             self.state = OBJECT_START if c == "{" else ARRAY_START
             return pos + 1
-        if c in DIGITS or (c == "-" and not (self.allow_nan and buf.startswith("-I", pos))):
+        if c in DIGITS or (c == "-" and not (self.minus_constant and buf.startswith("-I", pos))):
             return self._number_start(buf, pos, end)
         return self._literal(buf, pos, end)
 
@@ -298,15 +335,15 @@ class Automaton(Tokens):
         if c == "}":
             if self.state == OBJECT_START:
                 return self._close(pos)
-            raise self.fail(TRAILING_COMMA[0], buf, pos)
-        raise self.fail(EXPECTING_KEY, buf, pos)
+            return self._trailing_comma(buf, pos)
+        return self._no_key(buf, pos, end)
 
     def _colon(self, buf: str, pos: int, end: int) -> int:
         c = buf[pos]
         if c in WS:
             return WS_RE.match(buf, pos).end()  # type: ignore[union-attr]
         if c != ":":
-            raise self.fail(EXPECTING_COLON, buf, pos)
+            return self._no_colon(buf, pos, end)
         self.state = VALUE
         return pos + 1
 
@@ -327,7 +364,7 @@ class Automaton(Tokens):
                 self.state = VALUE if in_list else KEY
                 return pos + 1
             if c != ("]" if in_list else "}"):
-                raise self.fail(EXPECTING_COMMA, buf, pos)
+                return self._no_comma(buf, pos, end)
             self.at = self.offset + pos
             tree.close()
             pos += 1
@@ -340,7 +377,49 @@ class Automaton(Tokens):
     def _done(self, buf: str, pos: int, end: int) -> int:
         if buf[pos] in WS:
             return WS_RE.match(buf, pos).end()  # type: ignore[union-attr]
-        raise self.fail(EXTRA_DATA, buf, pos)
+        return self._extra(buf, pos, end)
+
+    # ------------------------------------------------------------------ where strict JSON ends
+    # Each of these is reached only by input that is not JSON (or a second value): strict, it
+    # is an error at ``pos``; the tolerant automaton (``_tolerant``) repairs what it can.
+
+    def _trailing_comma(self, buf: str, pos: int) -> int:
+        """A closing bracket right after a comma."""
+        raise self.fail(TRAILING_COMMA[type(self.tree.stack[-1]) is list], buf, pos)
+
+    def _no_key(self, buf: str, pos: int, end: int) -> int:
+        raise self.fail(EXPECTING_KEY, buf, pos)
+
+    def _no_colon(self, buf: str, pos: int, end: int) -> int:
+        raise self.fail(EXPECTING_COLON, buf, pos)
+
+    def _no_comma(self, buf: str, pos: int, end: int) -> int:
+        raise self.fail(EXPECTING_COMMA, buf, pos)
+
+    def _extra(self, buf: str, pos: int, end: int) -> int:
+        """Something after the top-level value: with ``multiple``, the next value."""
+        if not self.multiple:
+            raise self.fail(EXTRA_DATA, buf, pos)
+        return self._next_value(pos)
+
+    # ------------------------------------------------------------------ several values
+
+    def _next_value(self, pos: int) -> int:
+        """A new top-level value begins at ``pos``: the one before it is handed on."""
+        self.collect()
+        self.tree.restart()
+        self.collected = False
+        self.index += 1
+        self.state = self.first
+        return pos
+
+    def collect(self) -> None:
+        """The top-level value is complete: keep it for ``read_values()`` (once)."""
+        if not self.collected:
+            value = self.tree.box[0]
+            if value is not NOTHING:
+                self.values.append(value)
+            self.collected = True
 
     # ------------------------------------------------------------------ queries
 
@@ -385,8 +464,8 @@ class Automaton(Tokens):
         return False
 
 
-#: The method for each state, in ``State`` order.
-_STEPS: tuple[Callable[[Automaton, str, int, int], int], ...] = (
+#: The method for each state of strict JSON, in ``State`` order.
+_STEPS: tuple[Callable[[Any, str, int, int], int], ...] = (
     Automaton._value,
     Automaton._value,
     Automaton._key,
@@ -397,4 +476,5 @@ _STEPS: tuple[Callable[[Automaton, str, int, int], int], ...] = (
     Automaton._number,
     Automaton._done,
 )
-assert len(_STEPS) == len(State)
+assert len(_STEPS) == State.DONE + 1
+Automaton.steps = _STEPS

@@ -14,6 +14,8 @@ subscriptions (:meth:`~jsonsnap.Parser.subscribe`) to receive. There are three k
     ``partial_strings=False`` appears complete: its only record is this one.
 
 A path is a tuple of object keys and array indices from the root; the root's path is ``()``.
+Every record also has an ``index``: which value of the stream it is about, 0 but for a parser
+that reads several values per stream (``multiple_values=True``).
 :func:`replay` applies records to a value, so a copy of the value can be kept in step
 elsewhere (another thread, another process) from the records alone.
 
@@ -56,21 +58,24 @@ Path: TypeAlias = tuple[str | int, ...]
 
 class _Record:
     """The common part of the records: a path, made from the tree's node when first read, and
-    one field (``kind``, ``text`` or ``value``, read-only: the records are immutable)."""
+    one field (``kind``, ``text`` or ``value``, read-only: the records are immutable), and the
+    index of the value of the stream it is about."""
 
-    __slots__ = ("_data", "_key", "_node", "_path")
+    __slots__ = ("_data", "_index", "_key", "_node", "_path")
     _field: ClassVar[str]
 
     _node: Node | None
     _key: Key
     _path: Path | None
     _data: Any
+    _index: int
 
-    def __init__(self, path: Sequence[str | int], data: Any) -> None:
+    def __init__(self, path: Sequence[str | int], data: Any, index: int = 0) -> None:
         self._node = None
         self._key = None
         self._path = tuple(path)
         self._data = data
+        self._index = index
 
     @property
     def path(self) -> Path:
@@ -81,20 +86,27 @@ class _Record:
             self._node = None
         return path
 
+    @property
+    def index(self) -> int:
+        """Which value of the stream the record is about (0 for the first, and for a parser
+        that reads one value)."""
+        return self._index
+
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
             return NotImplemented
         assert isinstance(other, _Record)
-        return self.path == other.path and self._data == other._data
+        return self.path == other.path and self._data == other._data and self._index == other._index
 
     def __hash__(self) -> int:
-        return hash((type(self), self.path, self._data))
+        return hash((type(self), self.path, self._data, self._index))
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}(path={self.path!r}, {self._field}={self._data!r})"
+        index = f", index={self._index}" if self._index else ""
+        return f"{type(self).__name__}(path={self.path!r}, {self._field}={self._data!r}{index})"
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (type(self), (self.path, self._data))
+        return (type(self), (self.path, self._data, self._index))
 
 
 class Started(_Record):
@@ -104,8 +116,13 @@ class Started(_Record):
     __match_args__ = ("path", "kind")
     _field = "kind"
 
-    def __init__(self, path: Sequence[str | int], kind: Literal["array", "object", "string"]):
-        super().__init__(path, kind)
+    def __init__(
+        self,
+        path: Sequence[str | int],
+        kind: Literal["array", "object", "string"],
+        index: int = 0,
+    ):
+        super().__init__(path, kind, index)
 
     @property
     def kind(self) -> Literal["array", "object", "string"]:
@@ -120,8 +137,8 @@ class Appended(_Record):
     __match_args__ = ("path", "text")
     _field = "text"
 
-    def __init__(self, path: Sequence[str | int], text: str):
-        super().__init__(path, text)
+    def __init__(self, path: Sequence[str | int], text: str, index: int = 0):
+        super().__init__(path, text, index)
 
     @property
     def text(self) -> str:
@@ -136,8 +153,8 @@ class Completed(_Record):
     __match_args__ = ("path", "value")
     _field = "value"
 
-    def __init__(self, path: Sequence[str | int], value: Any):
-        super().__init__(path, value)
+    def __init__(self, path: Sequence[str | int], value: Any, index: int = 0):
+        super().__init__(path, value, index)
 
     @property
     def value(self) -> Any:
@@ -150,7 +167,7 @@ Change: TypeAlias = Started | Appended | Completed
 _new = object.__new__
 
 
-def _record(cls: type[Change], parent: Node | None, key: Key, data: Any) -> Any:
+def _record(cls: type[Change], parent: Node | None, key: Key, data: Any, index: int) -> Any:
     """A record made by the recorder: its path is made from ``parent`` and ``key`` when
     read."""
     record = _new(cls)
@@ -158,6 +175,7 @@ def _record(cls: type[Change], parent: Node | None, key: Key, data: Any) -> Any:
     record._key = key
     record._path = None
     record._data = data
+    record._index = index
     return record
 
 
@@ -250,7 +268,7 @@ class Recorder:
     containers stand (see :class:`_Subscription`).
     """
 
-    __slots__ = ("keep", "last", "outbox", "records", "subs", "tree")
+    __slots__ = ("index", "keep", "last", "outbox", "records", "subs", "tree")
 
     def __init__(self, tree: WatchedTree, keep: bool) -> None:
         self.tree = tree
@@ -260,17 +278,22 @@ class Recorder:
         self.subs: list[_Subscription] = []
         # The string the last Appended record was about, and its subscriptions.
         self.last: tuple[Node | None, Key, list[_Subscription]] | None = None
+        self.index = 0  # of the value of the stream being read
 
     # ------------------------------------------------------------------ the observer
 
+    def restart(self) -> None:
+        self.index += 1
+        self.last = None
+
     def started(self, parent: Node | None, key: Key, kind: str) -> None:
-        self._add(_record(Started, parent, key, kind), Started, parent, key)
+        self._add(_record(Started, parent, key, kind, self.index), Started, parent, key)
         if kind != "string":
             for sub in self.subs:
                 sub.push(parent, key)
 
     def appended(self, parent: Node | None, key: Key, text: str) -> None:
-        record = _record(Appended, parent, key, text)
+        record = _record(Appended, parent, key, text, self.index)
         if self.keep:
             self.records.append(record)
         if self.subs:
@@ -288,7 +311,7 @@ class Recorder:
         for sub in self.subs:
             if len(sub.fits) > depth:  # a container that ends: it is open no more
                 sub.fits.pop()
-        self._add(_record(Completed, parent, key, value), Completed, parent, key)
+        self._add(_record(Completed, parent, key, value, self.index), Completed, parent, key)
 
     def _add(self, record: Any, kind: type[Change], parent: Node | None, key: Key) -> None:
         self.last = None
@@ -360,7 +383,8 @@ def replay(changes: Iterable[Change], value: Any = NOTHING) -> Any:
     """Apply change records to ``value`` (nothing yet, by default) and return the result.
 
     Records from one parser, applied in order from the start, rebuild every snapshot it showed
-    along the way. ``value`` is changed in place where it is a list or dict.
+    along the way. ``value`` is changed in place where it is a list or dict. (Of a parser
+    that reads several values per stream, apply the records of one ``index`` at a time.)
     """
     root: list[Any] = [value]
     for change in changes:

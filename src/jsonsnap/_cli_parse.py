@@ -5,7 +5,8 @@ arrives in. On a terminal the snapshot is shown in the live region as indented J
 that fits the screen, redrawn at most at the frame rate; then the strict value is printed
 whole. If the text is invalid or stops too soon, the best-effort value (what was read before
 the error) is printed all the same, then the error on standard error with its line, column and
-a caret under the offending character.
+a caret under the offending character. With ``--repair`` the text is read tolerantly, and the
+repairs made are listed on standard error, each with its line and column.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from ._terminal import FPS, Terminal, clean, json_text, plural, width_of
 
 #: The most bytes read at once, whatever ``--chunk`` says.
 MAX_CHUNK = 1 << 20
+#: The most repairs listed one by one (the rest are counted).
+MAX_LISTED = 20
 _NOTHING = object()
 
 
@@ -56,7 +59,9 @@ class ParseView:
             return
         columns, rows = self.term.size
         lines, _ = pretty_tail(value, max(1, rows - 2), columns - 1)
-        footer = self.term.style(f"… {plural(self.size, 'byte')} read", "dim")
+        repairs = len(self.parser.repairs)
+        made = f", {plural(repairs, 'repair')}" if repairs else ""
+        footer = self.term.style(f"… {plural(self.size, 'byte')} read{made}", "dim")
         self.term.live([*lines, footer])
         self.dirty = False
 
@@ -92,11 +97,24 @@ def _report(err: JSONDecodeError, source: Source, text: bytearray, columns: int)
     print("\n".join(lines), file=sys.stderr, flush=True)
 
 
+def _list_repairs(parser: Parser) -> None:
+    """The repairs made, on standard error (our own words and numbers only)."""
+    repairs = parser.repairs
+    if not repairs:
+        return
+    lines = [f"jsonsnap: {plural(len(repairs), 'repair')}:"]
+    for repair in repairs[:MAX_LISTED]:
+        lines.append(f"  {repair} [{repair.kind}]")
+    if len(repairs) > MAX_LISTED:
+        lines.append(f"  … and {len(repairs) - MAX_LISTED} more")
+    print("\n".join(lines), file=sys.stderr, flush=True)
+
+
 def parse(args: argparse.Namespace) -> int:
     """The ``parse`` command."""
     source = Source.open(args.file or "-")
     term = Terminal(sys.stdout, color=False if args.no_color else None)
-    parser = Parser()
+    parser = Parser(repair=args.repair)
     view = ParseView(term, parser, live=not args.json)
     text = bytearray()
     indent = None if args.json else 2
@@ -112,6 +130,7 @@ def parse(args: argparse.Namespace) -> int:
             term.line(term.style("interrupted", "yellow"))
             term.flush()
             return 130
+        _list_repairs(parser)
         _report(exc, source, text, term.size.columns)
         return 1
     finally:
@@ -119,4 +138,5 @@ def parse(args: argparse.Namespace) -> int:
     term.clear()
     term.write(json_text(value, indent) + "\n")
     term.flush()
+    _list_repairs(parser)
     return 0

@@ -63,7 +63,9 @@ class State(IntEnum):
 
     Whitespace is skipped in every state but STRING and NUMBER. Any other input is an error
     at that character; the end of input anywhere but DONE is an error at the end (an
-    ``incomplete`` one).
+    ``incomplete`` one). The tolerant automaton (``_tolerant``) reads the same table, and
+    turns some of those errors into repairs, with three states of its own (TOP, PROSE and
+    COMMENT: see its module docstring).
     """
 
     VALUE = 0  # a value: at the top, after ':' and after ',' in an array
@@ -75,6 +77,10 @@ class State(IntEnum):
     STRING = 6  # inside a string (a key or a value)
     NUMBER = 7  # inside a number that the input has not ended yet
     DONE = 8  # the top-level value is complete: only whitespace may follow
+    # Tolerant mode only (``_tolerant``; the strict automaton never enters these):
+    TOP = 9  # before a top-level value: a value, or text to skip up to the first '{' or '['
+    PROSE = 10  # skipping text up to the first '{' or '['
+    COMMENT = 11  # inside a comment, then back to the state it interrupted
 
 
 #: ``TRANSITIONS[state][token]`` is the set of states the automaton may go to on ``token``
@@ -134,6 +140,9 @@ AFTER: Final = State.AFTER
 STRING: Final = State.STRING
 NUMBER: Final = State.NUMBER
 DONE: Final = State.DONE
+TOP: Final = State.TOP
+PROSE: Final = State.PROSE
+COMMENT: Final = State.COMMENT
 
 # ---------------------------------------------------------------------------- characters
 
@@ -320,4 +329,7 @@ INCOMPLETE: Final = {
     AFTER: EXPECTING_COMMA,
     STRING: UNTERMINATED_STRING,
     NUMBER: EXPECTING_VALUE,
+    TOP: EXPECTING_VALUE,
+    PROSE: EXPECTING_VALUE,
+    COMMENT: "Unterminated comment",
 }

@@ -75,3 +75,6 @@ class Observer(Protocol):
 
     def completed(self, node: Node | None, key: Key, value: Any) -> None:
         """The value is final (after the object hooks)."""
+
+    def restart(self) -> None:
+        """The next top-level value of the stream begins (several values per stream)."""

@@ -37,20 +37,21 @@ from __future__ import annotations
 
 import codecs
 import copy
-from collections.abc import Callable
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator
 from typing import Any
 
-from ._automaton import Automaton
 from ._changes import Recorder
 from ._check import checked_fast_paths
 from ._errors import JSONDecodeError, ParserStateError, SchemaError
 from ._fast import DEFAULT, FastPaths, Lane
 from ._grammar import PLAIN_CHARS, SIMPLE_ESCAPES, STRING
+from ._observer import NOTHING
 from ._options import resolve
 from ._reading import CLOSED, FAILED, OPEN, Reading
+from ._tolerant import repairs_of
 from ._tree import Tree
 
-__all__ = ["Parser", "loads", "parse_partial"]
+__all__ = ["Parser", "aiter_values", "iter_values", "loads", "parse_partial"]
 
 _ERRORS = (JSONDecodeError, SchemaError)
 
@@ -65,8 +66,9 @@ class Parser(Reading):
     its queries are defined on :class:`~jsonsnap._reading.Reading`.)
     """
 
-    __slots__ = ()  # (declared by Reading)
+    __slots__ = ("_rest",)  # (the others are declared by Reading)
 
+    _rest: list[Any]  # several values: what close() returned
     def __init__(
         self,
         *,
@@ -84,6 +86,8 @@ class Parser(Reading):
         schema: Any = None,
         on_violation: str = "raise",
         typed: bool | None = None,
+        repair: bool | Iterable[str] = False,
+        multiple_values: bool = False,
         _fast_paths: FastPaths = DEFAULT,
     ) -> None:
         self._options, plain = resolve(
@@ -100,6 +104,12 @@ class Parser(Reading):
             track_changes,
         )
         self._recorder: Recorder | None = None
+        self._repair = repairs_of(repair)
+        if type(multiple_values) is not bool:
+            raise TypeError(f"multiple_values must be True or False, not {multiple_values!r}")
+        self._multiple = multiple_values
+        if multiple_values and schema is not None:
+            raise ValueError("schema does not go with multiple_values (yet)")
         checked = self._set_schema(schema, on_violation, typed)
         if checked is not None:
             _fast_paths = checked_fast_paths(_fast_paths)
@@ -112,7 +122,7 @@ class Parser(Reading):
             tree = self._make_tree(watched=track_changes)
         self._tree = tree
         self._box = tree.box
-        self._auto = Automaton(tree, _fast_paths, self._options)
+        self._auto = self._automaton(tree)
         if checked is not None:
             checked.auto = self._auto
         self._lanes: Lane | None = None  # made when first needed
@@ -206,12 +216,16 @@ class Parser(Reading):
         raise TypeError(f"feed() takes str or bytes, not {type(data).__name__}")
 
     def close(self) -> Any:
-        """End the document and return its final value (strict RFC 8259).
+        """End the document and return its final value (strict RFC 8259, or as repaired with
+        ``repair=``; with ``multiple_values=True``, the list of the values that
+        ``read_values()`` has not returned).
 
         Raises :class:`JSONDecodeError` if the document is invalid, or incomplete
         (``err.incomplete`` is then true). Calling it again returns the same value.
         """
         if self._life is CLOSED:
+            if self._multiple:
+                return self._rest
             return self._final()
         if self._life is not OPEN or self._busy:
             self._refuse("close")
@@ -227,6 +241,9 @@ class Parser(Reading):
         if self._schema is not None:
             return self._close_checked()
         self._life = CLOSED
+        if self._multiple:
+            self._rest = self.read_values()
+            return self._rest
         return self._box[0]
 
     def _refuse(self, call: str) -> None:
@@ -264,6 +281,8 @@ class Parser(Reading):
         if self._decoder is not None:  # bytes: the lane takes text only
             return
         if getattr(self._tree, "saved", None) is not None:  # a string checked by character
+            return
+        if self._auto.closer != '"':  # a single-quoted string, an unquoted key: no lane
             return
         lanes = self._lanes
         if lanes is None:
@@ -313,12 +332,18 @@ def parse_partial(text: str | bytes, default: Any = None, **options: Any) -> Any
     """The best-effort value of a prefix of a JSON document, by the snapshot rules.
 
     Equivalent to ``Parser(**options)``, ``feed(text)``, ``snapshot(default)``; raises
-    :class:`JSONDecodeError` if ``text`` cannot begin any valid document.
+    :class:`JSONDecodeError` if ``text`` cannot begin any valid document. With
+    ``multiple_values=True``, the list of the values so far, the last one as it shows.
     """
     # A prefix rarely holds its whole top-level value: offering it to the C scanner whole
     # would only scan it twice.
     parser = Parser(**options, _fast_paths=_PARTIAL)
     parser.feed(text)
+    if parser._multiple:
+        values = parser.read_values()
+        if not parser.done and (last := parser.snapshot(NOTHING)) is not NOTHING:
+            values.append(last)
+        return values
     return parser.snapshot(default)
 
 
@@ -326,7 +351,30 @@ _PARTIAL = FastPaths(scan_top=False)
 
 
 def loads(text: str | bytes, **options: Any) -> Any:
-    """Parse a complete JSON document strictly: a :class:`Parser` fed once and closed."""
+    """Parse a complete JSON document strictly (or as repaired, with ``repair=``): a
+    :class:`Parser` fed once and closed (with ``multiple_values=True``: the list of values)."""
     parser = Parser(**options)
     parser.feed(text)
     return parser.close()
+
+
+def iter_values(chunks: Iterable[str | bytes], **options: Any) -> Iterator[Any]:
+    """Each value of a stream of several (concatenated, or one per line), final, as soon as it
+    is complete: a :class:`Parser` with ``multiple_values=True`` fed ``chunks`` one by one.
+    ``options`` are the parser's (``repair=True`` reads them tolerantly)."""
+    parser = Parser(multiple_values=True, **options)
+    for chunk in chunks:
+        parser.feed(chunk)
+        yield from parser.read_values()
+    yield from parser.close()
+
+
+async def aiter_values(chunks: AsyncIterable[str | bytes], **options: Any) -> AsyncIterator[Any]:
+    """:func:`iter_values` over an asynchronous iterable of chunks."""
+    parser = Parser(multiple_values=True, **options)
+    async for chunk in chunks:
+        parser.feed(chunk)
+        for value in parser.read_values():
+            yield value
+    for value in parser.close():
+        yield value

@@ -23,6 +23,7 @@ from ._fast import FastPaths, Lane
 from ._grammar import DONE, STRING
 from ._observer import NOTHING
 from ._options import Options
+from ._tolerant import Repair, Tolerant
 from ._tree import Tree, WatchedTree, copy_value
 from ._validating import Validating
 
@@ -56,9 +57,11 @@ class Reading(Validating):
         "_lane",  # the lane while armed (see _fast.Lane)
         "_lanes",  # the lane, made when first needed
         "_life",  # OPEN, FAILED or CLOSED
+        "_multiple",  # whether several values are read, one after the other
         "_notify",  # delivers records to subscribers
         "_options",  # the options, resolved
         "_recorder",  # the change recorder
+        "_repair",  # the repairs allowed, or None for strict JSON
         "_tree",  # the builder
     )
 
@@ -73,8 +76,10 @@ class Reading(Validating):
     _lanes: Lane | None
     _life: Life
     _notify: Callable[[], None] | None
+    _multiple: bool
     _options: Options
     _recorder: Recorder | None
+    _repair: frozenset[str] | None
     _tree: Tree
 
     def _make_tree(self, watched: bool) -> Tree:
@@ -98,6 +103,17 @@ class Reading(Validating):
             )
         return Tree(partial_strings)
 
+    def _automaton(self, tree: Tree) -> Automaton:
+        """The automaton that reads into ``tree``: strict, or tolerant with ``repair``."""
+        allowed = self._repair
+        if allowed is None:
+            auto = Automaton(tree, self._fast, self._options)
+        else:
+            auto = Tolerant(tree, self._fast, self._options, allowed)
+        if self._multiple:
+            auto.multiple = auto.open_ended = True
+        return auto
+
     def _observe(self, keep: bool) -> Recorder:
         """Watch the tree with a change recorder (before anything is read)."""
         tree = self._tree
@@ -109,7 +125,7 @@ class Reading(Validating):
         recorder = self._recorder = Recorder(tree, keep)
         tree.observer = recorder
         tree.placed = True
-        self._auto = Automaton(tree, self._fast, self._options)
+        self._auto = self._automaton(tree)
         if isinstance(tree, CheckedTree):
             tree.auto = self._auto
         return recorder
@@ -129,8 +145,36 @@ class Reading(Validating):
 
     @property
     def done(self) -> bool:
-        """Whether the top-level value is complete (only whitespace may follow)."""
+        """Whether the top-level value is complete (only whitespace may follow; reading
+        several values, whether the one ``snapshot()`` shows is complete)."""
         return self._auto.state == DONE and not self._auto.tail
+
+    # ------------------------------------------------------------------ repairs, several values
+
+    @property
+    def repairs(self) -> list[Repair]:
+        """The repairs made so far, in the order of the input (``repair=``; empty for strict
+        JSON, and for valid JSON)."""
+        auto = self._auto
+        return list(auto.repairs) if isinstance(auto, Tolerant) else []
+
+    @property
+    def value_index(self) -> int:
+        """Which value of the stream ``snapshot()`` shows (0 for the first; always 0 but with
+        ``multiple_values=True``)."""
+        return self._auto.index
+
+    def read_values(self) -> list[Any]:
+        """The values completed since the last call, final, in order, and forgotten by the
+        parser (needs ``multiple_values=True``). ``close()`` returns the ones still unread."""
+        if not self._multiple:
+            raise ValueError("read_values() needs Parser(multiple_values=True)")
+        auto = self._auto
+        if auto.state == DONE and not auto.tail:
+            auto.collect()
+        values = auto.values
+        auto.values = []
+        return values
 
     def _life_closed(self) -> None:
         self._life = CLOSED

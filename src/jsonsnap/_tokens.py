@@ -72,6 +72,7 @@ class Tokens:
         "allow_nan",
         "at",
         "buf",
+        "closer",
         "constant",
         "fast",
         "final",
@@ -80,11 +81,13 @@ class Tokens:
         "long",
         "long_min",
         "match",
+        "minus_constant",
         "number",
         "number_at",
         "number_cut",
         "number_int",
         "offset",
+        "open_ended",
         "partial_literals",
         "partial_numbers",
         "quote",
@@ -97,6 +100,9 @@ class Tokens:
 
     tree: Tree
     fast: FastPaths
+    #: Whether input that strict JSON refuses may be read another way (the tolerant
+    #: automaton's), where the reading of a token decides it.
+    lenient = False
     # For a schema checker (``_check``), where the builder call being made is about: ``at``,
     # the character it reads (a bracket, a literal's first character, the character after a
     # number), ``buf``, the text being read (from ``offset``), and ``match``, the fast path's
@@ -111,6 +117,11 @@ class Tokens:
     line_start: int
     final: bool
     quote: int
+    #: What closes the open string: ``"``; in tolerant mode also ``'``, or ``""`` for an
+    #: unquoted key (which any character but a letter, digit, ``_`` or ``$`` ends).
+    closer: str
+    open_ended: bool
+    minus_constant: bool
     number: list[str]
     number_at: int
     number_cut: str
@@ -247,7 +258,12 @@ class Tokens:
         # Show the number only if what follows ends it; otherwise the next state reports the
         # error and the number stays unshown.
         stack = tree.stack
-        if j == end or buf[j] in WS or (stack and buf[j] in ENDS[type(stack[-1]) is list]):
+        if (
+            j == end
+            or buf[j] in WS
+            or (stack and buf[j] in ENDS[type(stack[-1]) is list])
+            or self.open_ended
+        ):
             self.at = self.offset + j
             tree.scalar(value)
         self.state = AFTER if stack else DONE
@@ -318,30 +334,43 @@ class Tokens:
                 return pos
             c = buf[pos]
             if c == '"':
-                # A colon right after a key, or a comma right after a value, is read with the
-                # closing quote (the COLON and AFTER states' commonest input).
-                pos += 1
-                if tree.string_end():
-                    if pos < end and buf[pos] == ":":
-                        self.state = VALUE
-                        return pos + 1
-                    self.state = COLON
-                    return pos
-                stack = tree.stack
-                if not stack:
-                    self.state = DONE
-                elif pos < end and buf[pos] == ",":
-                    self.state = VALUE if type(stack[-1]) is list else KEY
-                    return pos + 1
-                else:
-                    self.state = AFTER
-                return pos
+                return self._closed(buf, pos + 1, end)
             if c != "\\":
-                raise self.fail(CONTROL_CHARACTER, buf, pos)
+                pos = self._control(buf, pos)
+                continue
             j = self._escape(buf, pos, end)
             if j < 0:
                 return ~pos
             pos = j
+
+    def _closed(self, buf: str, pos: int, end: int) -> int:
+        """The open string was closed before ``pos``. A colon right after a key, or a comma
+        right after a value, is read with it (the COLON and AFTER states' commonest input)."""
+        tree = self.tree
+        if tree.string_end():
+            if pos < end and buf[pos] == ":":
+                self.state = VALUE
+                return pos + 1
+            self.state = COLON
+            return pos
+        stack = tree.stack
+        if not stack:
+            self.state = DONE
+        elif pos < end and buf[pos] == ",":
+            self.state = VALUE if type(stack[-1]) is list else KEY
+            return pos + 1
+        else:
+            self.state = AFTER
+        return pos
+
+    def _control(self, buf: str, pos: int) -> int:
+        """A control character inside a string (strict: an error)."""
+        raise self.fail(CONTROL_CHARACTER, buf, pos)
+
+    def _bad_escape(self, buf: str, pos: int, at: int) -> int:
+        """The escape at ``pos`` is not one: ``buf[at]`` is where it goes wrong (strict: an
+        error there)."""
+        raise self.fail(INVALID_ESCAPE if at == pos + 1 else INVALID_UNICODE_ESCAPE, buf, at)
 
     def _escape(self, buf: str, pos: int, end: int) -> int:
         """Decode the one escape at ``pos``; return the position after it, or -1 if the input
@@ -353,11 +382,11 @@ class Tokens:
             self.tree.escape(SIMPLE_ESCAPES[kind], 2)
             return pos + 2
         if kind != "u":
-            raise self.fail(INVALID_ESCAPE, buf, pos + 1)
+            return self._bad_escape(buf, pos, pos + 1)
         stop = pos + 6
         for i in range(pos + 2, min(stop, end)):
             if buf[i] not in HEX:
-                raise self.fail(INVALID_UNICODE_ESCAPE, buf, i)
+                return self._bad_escape(buf, pos, i)
         if stop > end:
             return -1
         code = int(buf[pos + 2 : stop], 16)
@@ -375,13 +404,15 @@ class Tokens:
             c = buf[i]
             if c not in LOW_SURROGATE[i - stop]:
                 # What follows cannot pair: a lone high surrogate, unless the character that
-                # decides it is itself an error.
+                # decides it is itself an error (which, read leniently, is read on its own).
                 k = i - stop
-                if k == 0 and c < " ":
+                if self.lenient:
+                    pass
+                elif k == 0 and c < " ":
                     raise self.fail(CONTROL_CHARACTER, buf, i)
-                if k == 1 and c not in SIMPLE_ESCAPES:
+                elif k == 1 and c not in SIMPLE_ESCAPES:
                     raise self.fail(INVALID_ESCAPE, buf, i)
-                if k > 1 and c not in HEX:
+                elif k > 1 and c not in HEX:
                     raise self.fail(INVALID_UNICODE_ESCAPE, buf, i)
                 self.tree.escape(chr(code), 6)
                 return stop

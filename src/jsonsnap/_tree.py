@@ -237,6 +237,11 @@ class Tree:
     def flush(self) -> None:
         """Report the open string's growth (hook for :class:`WatchedTree`)."""
 
+    def restart(self) -> None:
+        """A new top-level value begins (several values per stream): nothing shows yet."""
+        self.box[0] = NOTHING
+        self.version += 1
+
     # ------------------------------------------------------------------ provisional values
     # (partial_numbers and partial_literals; such a parser builds with WatchedTree, whose
     # _link tells a value put back where it was taken from, for feed()'s answer)
@@ -459,6 +464,11 @@ class WatchedTree(Tree):
             self._report_growth(s)
         self._completed(s)
         return False
+
+    def restart(self) -> None:
+        super().restart()
+        if self.observer is not None:
+            self.observer.restart()
 
     def flush(self) -> None:
         if self.slot is not None and self.observer is not None:

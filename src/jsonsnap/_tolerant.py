@@ -1,0 +1,534 @@
+"""Tolerant mode: the JSON that models really send, read with named, recorded repairs.
+
+:class:`Tolerant` is the automaton (``_automaton``) with the places where strict JSON ends
+(``_trailing_comma``, ``_no_key``, ``_no_colon``, ``_no_comma``, ``_extra``, ``_literal``,
+``_control``, ``_bad_escape``, ``_unclosed``) read another way when the repair that reads them
+is allowed, and three states of its own:
+
+``TOP``
+    before a top-level value. A value begins here, or text to skip: when the first character
+    cannot begin a value, or the first scalar cannot be read (``the answer: {...}`` fails at
+    the ``h`` of ``the``), everything up to the first ``{`` or ``[`` is skipped
+    (``leading_text``);
+``PROSE``
+    skipping text up to the first ``{`` or ``[``: before the value, or, reading several values
+    per stream, between two of them;
+``COMMENT``
+    inside a ``//`` or ``/* */`` comment, then back to the state it interrupted (``resume``).
+
+The strict automaton reaches those places only on input that is not JSON, so valid JSON is
+read exactly as strictly, by the same code and the same fast paths (none of which reads
+anything but strict JSON: on anything else they decline, and the automaton comes here). So
+valid input costs what it costs strictly, and gives the same value and no repair.
+
+Invariants (those of the strict parser hold too: see ``_parser``):
+
+1. A repair is decided when the input that needs it is read, and never revised: the value
+   only grows, as strictly. A token the next fragment may still decide (a literal cut in two,
+   a ``/`` that may begin a comment, a backslash) is held in the tail, as strictly, and its
+   repair recorded only when it is read whole.
+2. Each repair is recorded once, with its kind and the absolute position of the character
+   that needed it (a trailing comma: of the bracket after it; ``unclosed``: of the end of the
+   input). Line and column are counted from the last repair of the same fragment, so any
+   number of repairs costs time in proportion to the input.
+3. What no allowed repair reads is the strict error, at the same character.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, Final
+
+from ._automaton import _STEPS, Automaton
+from ._errors import JSONDecodeError
+from ._fast import FastPaths
+from ._grammar import (
+    AFTER,
+    BYTE_ORDER_MARK,
+    COLON,
+    COMMENT,
+    DIGITS,
+    DONE,
+    EXPECTING_COLON,
+    EXPECTING_COMMA,
+    EXPECTING_KEY,
+    EXPECTING_VALUE,
+    EXTRA_DATA,
+    KEY,
+    NUMBER_RE,
+    PROSE,
+    STRING,
+    TOP,
+    VALUE,
+    WS,
+    WS_RE,
+    State,
+)
+from ._observer import NOTHING
+from ._tree import Tree
+
+__all__ = ["REPAIRS", "Repair", "Tolerant", "repairs_of"]
+
+#: The repairs, by kind: what each one reads.
+REPAIRS: Final[Mapping[str, str]] = MappingProxyType(
+    {
+        "leading_text": "text before the value (prose, a code fence) skipped",
+        "trailing_text": "text after a complete value (a closing fence, prose) ignored",
+        "trailing_comma": "a comma before a closing bracket dropped",
+        "single_quotes": "a string in single quotes read as a string",
+        "unquoted_key": "an identifier read as an object key",
+        "python_literal": "True, False or None read as true, false or null",
+        "undefined": "undefined read as null",
+        "non_finite": "NaN, Infinity or -Infinity read as a float",
+        "comment": "a // or /* */ comment skipped",
+        "control_character": "a raw control character in a string kept as it is",
+        "invalid_escape": "an unknown escape kept as its text (\\' read as ')",
+        "missing_comma": "a missing comma between two elements or members supplied",
+        "unclosed": "an unfinished value closed at the end of the input as it shows",
+    }
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Repair:
+    """A repair the tolerant parser made: its ``kind`` (a key of :data:`REPAIRS`), and where,
+    as the absolute position of the character that needed it (``pos``, from 0) and its line
+    and column (from 1)."""
+
+    kind: str
+    pos: int
+    lineno: int
+    colno: int
+
+    def __str__(self) -> str:
+        return f"{REPAIRS[self.kind]}: line {self.lineno} column {self.colno} (char {self.pos})"
+
+
+def repairs_of(repair: object) -> frozenset[str] | None:
+    """The repairs a ``repair=`` option allows: ``None`` for strict JSON (``False``)."""
+    if repair is False or repair is None:
+        return None
+    if repair is True:
+        return frozenset(REPAIRS)
+    if isinstance(repair, str) or not isinstance(repair, Iterable):
+        raise TypeError(
+            f"repair must be True, False or an iterable of repair kinds, not {repair!r}"
+        )
+    kinds = frozenset(repair)
+    unknown = sorted(str(kind) for kind in kinds - REPAIRS.keys())
+    if unknown:
+        raise ValueError(f"unknown repair {', '.join(unknown)} (known: {', '.join(REPAIRS)})")
+    return kinds
+
+
+#: Where text skipped before a value stops: the first bracket.
+_PROSE_RE: Final = re.compile(r"[^{\[]*")
+#: The rest of an unquoted key, and single-quoted string content without escapes.
+_IDENTIFIER_RE: Final = re.compile(r"[A-Za-z0-9_$]*")
+_SINGLE_PLAIN_RE: Final = re.compile(r"[^'\\\x00-\x1f]*")
+_IDENTIFIER_START: Final = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_$")
+#: The literals, each with its value (``NOTHING``: the parser's ``parse_constant`` of its name)
+#: and the repair that reads it (``None`` in strict JSON).
+_LITERALS: Final = (
+    ("true", True, None),
+    ("false", False, None),
+    ("null", None, None),
+    ("True", True, "python_literal"),
+    ("False", False, "python_literal"),
+    ("None", None, "python_literal"),
+    ("undefined", None, "undefined"),
+    ("NaN", NOTHING, "non_finite"),
+    ("Infinity", NOTHING, "non_finite"),
+    ("-Infinity", NOTHING, "non_finite"),
+)
+#: The characters that may begin a value that is not a string or a container.
+_SCALAR_STARTS: Final = frozenset(DIGITS + "-" + "".join(name[0] for name, _, _ in _LITERALS))
+_NUMBER_STARTS: Final = frozenset(DIGITS + "-")
+#: The characters that may begin an array element.
+_ELEMENT_STARTS: Final = _SCALAR_STARTS | frozenset("\"'{[")
+
+
+class Tolerant(Automaton):
+    """The automaton, reading what strict JSON refuses where a repair allows it (see the
+    module docstring)."""
+
+    __slots__ = (
+        "allowed",
+        "block",
+        "count_lines",
+        "count_pos",
+        "count_start",
+        "ignoring",
+        "literals",
+        "repairs",
+        "resume",
+    )
+
+    lenient = True
+    first = TOP
+
+    def __init__(
+        self, tree: Tree, fast: FastPaths, options: tuple[Any, ...], allowed: frozenset[str]
+    ) -> None:
+        super().__init__(tree, fast, options)
+        self.allowed = allowed
+        self.repairs: list[Repair] = []
+        self.open_ended = True
+        self.minus_constant = self.allow_nan or "non_finite" in allowed
+        # The literals this parser reads, by first character.
+        literals: dict[str, list[tuple[str, Any, str | None]]] = {}
+        for name, value, kind in _LITERALS:
+            if kind == "non_finite" and self.allow_nan:
+                kind = None  # valid JSON for this parser
+            if kind is None or kind in allowed:
+                literals.setdefault(name[0], []).append((name, value, kind))
+        self.literals = {c: tuple(names) for c, names in literals.items()}
+        self.resume = VALUE  # the state a comment interrupted
+        self.block = False  # whether the comment is a /* */ one
+        self.ignoring = False  # whether text after the value is being ignored
+        # Where the last repair was (see _record): its absolute position, the lines before it
+        # and the absolute position of its line's start.
+        self.count_pos = -1
+        self.count_lines = 0
+        self.count_start = 0
+
+    # ------------------------------------------------------------------ recording
+
+    def _record(self, kind: str, buf: str, index: int) -> None:
+        """Record a repair of ``kind`` at ``buf[index]``, counting lines from the last one when
+        it is in ``buf`` too (from the start of ``buf`` otherwise), so that any number of them
+        costs time in proportion to the input."""
+        offset = self.offset
+        at = self.count_pos - offset
+        if at < 0:
+            at = 0
+            self.count_lines = self.lines
+            self.count_start = self.line_start
+        newlines = buf.count("\n", at, index)
+        if newlines:
+            self.count_lines += newlines
+            self.count_start = offset + buf.rindex("\n", at, index) + 1
+        pos = self.count_pos = offset + index
+        self.repairs.append(Repair(kind, pos, self.count_lines + 1, pos - self.count_start + 1))
+
+    # ------------------------------------------------------------------ the value's bounds
+
+    def _top(self, buf: str, pos: int, end: int) -> int:
+        """TOP: a top-level value, or text before it."""
+        c = buf[pos]
+        if c in WS:
+            return WS_RE.match(buf, pos).end()  # type: ignore[union-attr]
+        if c in "{[\"'":
+            self.state = VALUE
+            return pos
+        if c == "/" and "comment" in self.allowed:
+            if pos + 1 == end and not self.final:
+                return ~pos
+            if pos + 1 < end and buf[pos + 1] in "/*":
+                return self._comment(buf, pos, end, EXPECTING_VALUE)
+        elif c in _SCALAR_STARTS and not self._prose_number(buf, pos, end):
+            self.state = VALUE
+            try:
+                stop = self._value(buf, pos, end)
+            except JSONDecodeError:
+                if "leading_text" not in self.allowed or self.tree.box[0] is not NOTHING:
+                    raise
+            else:
+                if stop < 0:
+                    self.state = TOP  # decided by the next fragment
+                return stop
+        if "leading_text" not in self.allowed:
+            self.state = VALUE
+            return pos  # the strict error
+        self._record("trailing_text" if self.index else "leading_text", buf, pos)
+        self.state = PROSE
+        return pos
+
+    @staticmethod
+    def _prose_number(buf: str, pos: int, end: int) -> bool:
+        """Whether the number at ``pos`` is followed by what neither ends a top-level number
+        nor begins another value: then it is prose (``1) Here is...``)."""
+        if buf[pos] not in DIGITS and buf[pos] != "-":
+            return False
+        stop = NUMBER_RE.match(buf, pos).end()  # type: ignore[union-attr]
+        return stop < end and buf[stop] not in WS and buf[stop] not in _ELEMENT_STARTS
+
+    def _prose(self, buf: str, pos: int, end: int) -> int:
+        """PROSE: skip text up to the first ``{`` or ``[``."""
+        stop = _PROSE_RE.match(buf, pos).end()  # type: ignore[union-attr]
+        if stop < end:
+            if self.collected:  # text after a value, before the next one
+                return self._next_value(stop)
+            self.state = VALUE
+        return stop
+
+    def _extra(self, buf: str, pos: int, end: int) -> int:
+        """Text after the top-level value: the next value, text between values, or (reading
+        one value) text to ignore."""
+        if self.multiple:
+            self.collect()
+            c = buf[pos]
+            if c in _ELEMENT_STARTS:
+                return self._next_value(pos)
+            if c == "/" and "comment" in self.allowed:
+                return self._comment(buf, pos, end, EXTRA_DATA)
+            if "trailing_text" not in self.allowed:
+                raise self.fail(EXTRA_DATA, buf, pos)
+            self._record("trailing_text", buf, pos)
+            self.state = PROSE
+            return pos
+        if self.ignoring:
+            return end
+        if "trailing_text" not in self.allowed:
+            raise self.fail(EXTRA_DATA, buf, pos)
+        self._record("trailing_text", buf, pos)
+        self.ignoring = True
+        return end
+
+    # ------------------------------------------------------------------ comments
+
+    def _comment(self, buf: str, pos: int, end: int, strict: str) -> int:
+        """A ``/`` where whitespace may be: a comment begins, or the strict error ``strict``."""
+        if "comment" in self.allowed:
+            if pos + 1 == end:
+                if not self.final:
+                    return ~pos  # the next character decides
+            elif buf[pos + 1] in "/*":
+                self._record("comment", buf, pos)
+                self.block = buf[pos + 1] == "*"
+                self.resume = self.state
+                self.state = COMMENT
+                return pos + 2
+        raise self.fail(strict, buf, pos)
+
+    def _in_comment(self, buf: str, pos: int, end: int) -> int:
+        """COMMENT: up to the end of the line, or past ``*/``."""
+        if not self.block:
+            stop = buf.find("\n", pos, end)
+            if stop < 0:
+                return end
+            self.state = self.resume
+            return stop + 1
+        stop = buf.find("*/", pos, end)
+        if stop >= 0:
+            self.state = self.resume
+            return stop + 2
+        if buf[end - 1] == "*":
+            return ~(end - 1)  # the next fragment may begin with the "/"
+        return end
+
+    # ------------------------------------------------------------------ between tokens
+
+    def _trailing_comma(self, buf: str, pos: int) -> int:
+        if "trailing_comma" not in self.allowed:
+            return super()._trailing_comma(buf, pos)
+        self._record("trailing_comma", buf, pos)
+        return self._close(pos)
+
+    def _no_key(self, buf: str, pos: int, end: int) -> int:
+        c = buf[pos]
+        if c == "'" and "single_quotes" in self.allowed:
+            self._record("single_quotes", buf, pos)
+            self._open_string(pos, "'", key=True)
+            return pos + 1
+        if c in _IDENTIFIER_START and "unquoted_key" in self.allowed:
+            self._record("unquoted_key", buf, pos)
+            self._open_string(pos, "", key=True)
+            return pos
+        if c == "/":
+            return self._comment(buf, pos, end, EXPECTING_KEY)
+        return super()._no_key(buf, pos, end)
+
+    def _no_colon(self, buf: str, pos: int, end: int) -> int:
+        if buf[pos] == "/":
+            return self._comment(buf, pos, end, EXPECTING_COLON)
+        return super()._no_colon(buf, pos, end)
+
+    def _no_comma(self, buf: str, pos: int, end: int) -> int:
+        c = buf[pos]
+        if c == "/":
+            return self._comment(buf, pos, end, EXPECTING_COMMA)
+        if "missing_comma" in self.allowed:
+            if type(self.tree.stack[-1]) is list:
+                # (not between two digits: "01" is a number with a leading zero, not two)
+                if c in _ELEMENT_STARTS and not (
+                    c in _NUMBER_STARTS and pos and buf[pos - 1] in DIGITS
+                ):
+                    self._record("missing_comma", buf, pos)
+                    self.state = VALUE
+                    return pos
+            elif c == '"' or c == "'" or c in _IDENTIFIER_START:
+                self._record("missing_comma", buf, pos)
+                self.state = KEY
+                return pos
+        return super()._no_comma(buf, pos, end)
+
+    # ------------------------------------------------------------------ literals
+
+    def _literal(self, buf: str, pos: int, end: int) -> int:
+        """A literal (``true``... and the ones the allowed repairs add), a single-quoted string,
+        or a comment, at ``pos``."""
+        c = buf[pos]
+        names = self.literals.get(c)
+        if names is None:
+            if c == "'" and "single_quotes" in self.allowed:
+                self._record("single_quotes", buf, pos)
+                self._open_string(pos, "'", key=False)
+                return pos + 1
+            if c == "/":
+                return self._comment(buf, pos, end, EXPECTING_VALUE)
+            raise self.fail(BYTE_ORDER_MARK if c == "\ufeff" else EXPECTING_VALUE, buf, pos)
+        for name, value, kind in names:
+            if buf.startswith(name, pos):
+                if kind is not None:
+                    self._record(kind, buf, pos)
+                tree = self.tree
+                self.number_at = self.at = self.offset + pos
+                tree.scalar(self.constant(name) if value is NOTHING else value)
+                self.state = AFTER if tree.stack else DONE
+                return pos + len(name)
+        # Not whole here: the beginning of some of them, or an error where none goes on.
+        reach = 0
+        begun: list[tuple[str, Any]] = []
+        for name, value, _ in names:
+            k = 1
+            while k < len(name) and pos + k < end and buf[pos + k] == name[k]:
+                k += 1
+            if pos + k == end:
+                begun.append((name, value))
+            reach = max(reach, k)
+        if not begun:
+            raise self.fail(EXPECTING_VALUE, buf, pos + reach)
+        if self.final:
+            raise self.fail(EXPECTING_VALUE, buf, end, incomplete=True)
+        self.at = self.offset + pos
+        self.tree.begins()
+        if self.partial_literals and len(begun) == 1:
+            name, value = begun[0]
+            self.tree.provisional(self.constant(name) if value is NOTHING else value)
+        return ~pos
+
+    # ------------------------------------------------------------------ strings
+
+    def _open_string(self, pos: int, closer: str, key: bool) -> None:
+        """A string that ``closer`` closes begins at ``pos`` (after its quote, if it has one)."""
+        self.quote = self.offset + pos
+        if key:
+            self.tree.key_start()
+        else:
+            self.tree.string_start()
+        self.closer = closer
+        self.state = STRING
+
+    def _string(self, buf: str, pos: int, end: int) -> int:
+        closer = self.closer
+        if closer == '"':
+            return super()._string(buf, pos, end)
+        tree = self.tree
+        if not closer:  # an unquoted key: up to the first character that is not in one
+            stop = _IDENTIFIER_RE.match(buf, pos).end()  # type: ignore[union-attr]
+            if stop > pos:
+                tree.append(buf[pos:stop])
+            if stop == end:
+                return stop
+            self.closer = '"'
+            return self._closed(buf, stop, end)
+        while True:  # a single-quoted string (Tokens._string, with the other quote)
+            stop = _SINGLE_PLAIN_RE.match(buf, pos).end()  # type: ignore[union-attr]
+            if stop > pos:
+                tree.append(buf[pos:stop])
+                pos = stop
+            if pos == end:
+                return pos
+            c = buf[pos]
+            if c == "'":
+                self.closer = '"'
+                return self._closed(buf, pos + 1, end)
+            if c != "\\":
+                pos = self._control(buf, pos)
+                continue
+            stop = self._escape(buf, pos, end)
+            if stop < 0:
+                return ~pos
+            pos = stop
+
+    def _control(self, buf: str, pos: int) -> int:
+        if "control_character" not in self.allowed:
+            return super()._control(buf, pos)
+        self._record("control_character", buf, pos)
+        self.tree.escape(buf[pos], 1)
+        return pos + 1
+
+    def _bad_escape(self, buf: str, pos: int, at: int) -> int:
+        if "invalid_escape" not in self.allowed:
+            return super()._bad_escape(buf, pos, at)
+        if at == pos + 1 and buf[at] == "'":
+            if self.closer != "'":  # in single quotes, \' is the escape of the quote
+                self._record("invalid_escape", buf, pos)
+            self.tree.escape("'", 2)
+            return at + 1
+        self._record("invalid_escape", buf, pos)
+        if at == pos + 1:  # \x: both characters, as they are (a control character too)
+            self.tree.escape(buf[pos : at + 1], 2)
+            return at + 1
+        self.tree.escape(buf[pos:at], at - pos)  # \u12G4: the escape as far as it went
+        return at
+
+    # ------------------------------------------------------------------ the end of the input
+
+    def _end_number(self, text: str, buf: str, j: int, end: int) -> int:
+        if (
+            text[-1] not in DIGITS
+            and j == end
+            and self.final
+            and "unclosed" in self.allowed
+            and (cut := text.rstrip("-+.eE"))
+            and cut[-1] in DIGITS
+        ):
+            text = cut  # "12." at the end of the input: as far as it is a number
+        return super()._end_number(text, buf, j, end)
+
+    def _finish(self, buf: str, pos: int, end: int) -> None:
+        if self.state == COMMENT:
+            if self.block and "unclosed" not in self.allowed:
+                raise self.fail("Unterminated comment", buf, end, incomplete=True)
+            self.state = self.resume  # a // comment ends with the input
+        if self.multiple and (self.state == PROSE or self.state == TOP) and pos >= 0:
+            self.state = DONE  # text after the last value, or none at all
+        super()._finish(buf, pos, end)
+
+    def _unclosed(self, buf: str, end: int) -> bool:
+        """Close the value as it shows, when the input ends inside it: the open string as far
+        as it got (a key without its value is dropped, as is a literal or a number that does
+        not show), then each open container."""
+        if "unclosed" not in self.allowed:
+            return False
+        tree = self.tree
+        if self.state == STRING:
+            self.closer = '"'
+            if tree.slot is not None:
+                tree.string_end()
+            tree.in_key = False
+        if tree.box[0] is NOTHING:
+            return False
+        while tree.stack:
+            self.at = self.offset + end
+            tree.close()
+        self.state = DONE
+        self._record("unclosed", buf, end)
+        return True
+
+
+#: The method for each state, in ``State`` order: strict JSON's (as overridden here), then the
+#: tolerant ones.
+Tolerant.steps = (
+    *(getattr(Tolerant, step.__name__) for step in _STEPS),
+    Tolerant._top,
+    Tolerant._prose,
+    Tolerant._in_comment,
+)
+assert len(Tolerant.steps) == len(State)
+assert len(_STEPS) == State.TOP and COLON < DONE < TOP < PROSE < COMMENT
