@@ -103,8 +103,7 @@ def _list_repairs(parser: Parser) -> None:
     if not repairs:
         return
     lines = [f"jsonsnap: {plural(len(repairs), 'repair')}:"]
-    for repair in repairs[:MAX_LISTED]:
-        lines.append(f"  {repair} [{repair.kind}]")
+    lines += [f"  {repair} [{repair.kind}]" for repair in repairs[:MAX_LISTED]]
     if len(repairs) > MAX_LISTED:
         lines.append(f"  … and {len(repairs) - MAX_LISTED} more")
     print("\n".join(lines), file=sys.stderr, flush=True)

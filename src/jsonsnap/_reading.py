@@ -158,6 +158,11 @@ class Reading(Validating):
         auto = self._auto
         return list(auto.repairs) if isinstance(auto, Tolerant) else []
 
+    def _ignored_at(self) -> int:
+        """Where the text ignored after the value begins (``trailing_text``), or -1."""
+        auto = self._auto
+        return auto.ignored_at if isinstance(auto, Tolerant) else -1
+
     @property
     def value_index(self) -> int:
         """Which value of the stream ``snapshot()`` shows (0 for the first; always 0 but with

@@ -14,6 +14,13 @@
   value as it streams (``on_violation="collect"``): ``violations`` lists what breaks the schema
   as soon as it is certain; ``field_state()``, ``missing()`` and ``view()`` say where the value
   stands. A violation changes nothing in the snapshot: only the status and :meth:`final`.
+- With ``repair=`` (the accumulator's option), the text is read tolerantly (see
+  :class:`jsonsnap.Parser`), and ``repairs`` lists what was repaired.
+- Two values glued together (``{..}{..}``, as some servers send parallel calls) are read as
+  what they are: the first value stays the snapshot, ``values`` holds them all (the ones after
+  the first read by one parser with ``multiple_values=True``, unchecked), the status is
+  ``"invalid"`` and :meth:`final` says why, instead of an error at the second ``{`` (strict)
+  or the second value ignored as text after the first (``repair=``).
 
 All of them are published in :mod:`jsonsnap.streams`.
 """
@@ -23,7 +30,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, ClassVar, Literal
 
-from . import Change, FieldState, JSONDecodeError, Parser, Path, Schema, SchemaError
+from . import Change, FieldState, JSONDecodeError, Parser, Path, Repair, Schema, SchemaError
+from ._grammar import EXTRA_DATA
+from ._tolerant import repairs_of
 
 Status = Literal["streaming", "complete", "incomplete", "invalid"]
 _NOTHING: Any = object()
@@ -51,8 +60,10 @@ class StreamedJSON:
     :class:`StructuredOutput`."""
 
     __slots__ = (
+        "_allowed",
         "_ended",
         "_failure",
+        "_glued",
         "_parser",
         "_reported",
         "_schema",
@@ -68,9 +79,10 @@ class StreamedJSON:
     #: The error :meth:`final` raises.
     _ERROR: ClassVar[type[ValueError]] = ValueError
 
-    def __init__(self, schema: Schema | None = None) -> None:
+    def __init__(self, schema: Schema | None = None, *, repair: Any = False) -> None:
         #: The JSON text received so far.
         self.raw = ""
+        self._allowed = repairs_of(repair)  # the repairs allowed (None: strict JSON)
         #: The error that makes the text invalid JSON (position, line, column), if it is.
         self.error: JSONDecodeError | None = None
         self._schema = schema
@@ -81,13 +93,23 @@ class StreamedJSON:
         self._status: Literal["streaming", "complete", "incomplete"] = "streaming"
         self._ended = False
         self._reported = 0  # how many violations updates have carried
+        # Values glued after the first: where they start in ``raw`` (and the lines before
+        # that, and where its line starts), the values read, and the parser reading them.
+        self._glued: tuple[int, int, int, list[Any], Parser] | None = None
 
     def _new_parser(self, track: bool = False) -> Parser:
         schema = self._schema
+        repair = self._allowed or False
         if schema is None:
-            return Parser(track_changes=track)
+            return Parser(track_changes=track, repair=repair)
         typed = self._TYPED and schema.type is not None
-        return Parser(track_changes=track, schema=schema, on_violation="collect", typed=typed)
+        return Parser(
+            track_changes=track,
+            schema=schema,
+            on_violation="collect",
+            typed=typed,
+            repair=repair,
+        )
 
     def _empty(self) -> Any:
         """The snapshot before anything shows."""
@@ -113,7 +135,7 @@ class StreamedJSON:
         """``"streaming"``, then ``"complete"``, ``"incomplete"`` or ``"invalid"`` (invalid JSON,
         from its offending character on; or a violation of the schema, from where it is
         certain)."""
-        if self.error is not None or self._failure is not None:
+        if self.error is not None or self._failure is not None or self._glued is not None:
             return "invalid"
         if self._schema is not None and self._parser.violations:
             return "invalid"
@@ -138,6 +160,38 @@ class StreamedJSON:
         return [] if self._schema is None else self._parser.violations
 
     @property
+    def repairs(self) -> list[Repair]:
+        """The repairs made to read the text (``repair=``; ``[]`` for strict JSON): each a
+        :class:`jsonsnap.Repair` with its kind and its place in ``raw``."""
+        made = self._parser.repairs
+        glued = self._glued
+        if glued is not None:
+            start, lines, line_start, _, parser = glued
+            made = [r for r in made if r.pos != start]  # (the glued value, as text after one)
+            for r in parser.repairs:
+                colno = r.colno + start - line_start if r.lineno == 1 else r.colno
+                made.append(Repair(r.kind, r.pos + start, r.lineno + lines, colno))
+        return made
+
+    @property
+    def glued(self) -> bool:
+        """Whether the text holds several JSON values glued together (``{..}{..}``)."""
+        return self._glued is not None
+
+    @property
+    def values(self) -> list[Any]:
+        """The JSON values the text holds: the snapshot, then, when others are glued to it,
+        each of them (final, or as it shows)."""
+        first = self._parser.snapshot(_NOTHING)
+        values = [] if first is _NOTHING else [first]
+        if self._glued is not None:
+            parser = self._glued[4]
+            values += self._glued[3]
+            if not parser.done and (last := parser.snapshot(_NOTHING)) is not _NOTHING:
+                values.append(last)
+        return values
+
+    @property
     def schema_error(self) -> SchemaError | None:
         """The first violation of the schema, or ``None`` (``error`` is the JSON error)."""
         found = self.violations
@@ -151,6 +205,11 @@ class StreamedJSON:
         where, noun = self._where()
         if self.error is not None:
             raise self._ERROR(f"{where} has invalid {noun}JSON: {self.error}")
+        if self._glued is not None:
+            raise self._ERROR(
+                f"{where} {noun}is {len(self.values)} JSON values glued together, not one "
+                f"(the second begins at char {self._glued[0]}; see .values)"
+            )
         found = self.violations
         if found:
             more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
@@ -246,11 +305,40 @@ class StreamedJSON:
         self.raw = raw
         if self.error is not None:
             return False
+        if self._glued is not None:
+            return self._feed_glued(fragment)
+        parser = self._parser
         try:
-            return self._parser.feed(fragment)
+            changed = parser.feed(fragment)
         except JSONDecodeError as err:
-            self.error = err
+            if err.msg == EXTRA_DATA and self.raw[err.pos] in "{[":  # a value glued to the first
+                self._glue(err.pos)
+            else:
+                self.error = err
             return True
+        if self._allowed is not None:  # a value glued to the first, ignored as text after it
+            at = parser._ignored_at()
+            if at >= 0 and self.raw[at] in "{[":
+                self._glue(at)
+                return True
+        return changed
+
+    def _glue(self, start: int) -> None:
+        """A value glued to the first begins at ``raw[start]``: read it, and any after it."""
+        raw = self.raw
+        lines = raw.count("\n", 0, start)
+        parser = Parser(multiple_values=True, repair=self._allowed or False)
+        self._glued = (start, lines, raw.rfind("\n", 0, start) + 1, [], parser)
+        self._feed_glued(raw[start:])
+
+    def _feed_glued(self, text: str) -> bool:
+        start, _, _, values, parser = self._glued  # type: ignore[misc]
+        try:
+            parser.feed(text)
+        except JSONDecodeError as err:
+            self.error = JSONDecodeError(err.msg, self.raw, start + err.pos)
+        values += parser.read_values()
+        return True
 
     def _close(self, raw: str | None = None) -> bool:
         """The protocol says the text is finished: parse it strictly. ``raw`` is the whole
@@ -261,11 +349,25 @@ class StreamedJSON:
         if changed:
             self.error = None
             self._reread(raw)  # type: ignore[arg-type]
+        if self._glued is not None:
+            self._close_glued()
+            return True
         if self.error is None:
             before = self._parser.snapshot(_NOTHING)
             self._settle()
             changed = changed or self._parser.snapshot(_NOTHING) is not before
         return changed
+
+    def _close_glued(self) -> None:
+        """The text of glued values is finished."""
+        start, _, _, values, parser = self._glued  # type: ignore[misc]
+        if self.error is None:
+            try:
+                values += parser.close()
+            except JSONDecodeError as err:
+                self.error = JSONDecodeError(
+                    err.msg, self.raw, start + err.pos, incomplete=err.incomplete
+                )
 
     def _cut(self) -> None:
         """The stream ended before the protocol ended the text."""
@@ -291,6 +393,7 @@ class StreamedJSON:
         self._parser = parser or self._new_parser(self._tracking)
         self.raw = ""
         self.error = None
+        self._glued = None
         self._feed(raw)
         if self._status == "complete" and self.error is None:
             self._settle()
@@ -319,9 +422,15 @@ class ToolInput(StreamedJSON):
     _ERROR = ToolInputError
 
     def __init__(
-        self, index: int, name: str, id: str | None = None, *, schemas: ToolSchemas | None = None
+        self,
+        index: int,
+        name: str,
+        id: str | None = None,
+        *,
+        schemas: ToolSchemas | None = None,
+        repair: Any = False,
     ) -> None:
-        super().__init__()
+        super().__init__(repair=repair)
         #: Where the call is: the content block, tool call or output item index.
         self.index = index
         self.name = name
@@ -386,8 +495,8 @@ class StructuredOutput(StreamedJSON):
     _TYPED = True
     _ERROR = StructuredOutputError
 
-    def __init__(self, schema: Schema, choice: int | None = None) -> None:
-        super().__init__(schema)
+    def __init__(self, schema: Schema, choice: int | None = None, *, repair: Any = False) -> None:
+        super().__init__(schema, repair=repair)
         #: The Chat Completions choice it is the answer of (``None`` in the other protocols).
         self.choice = choice
 

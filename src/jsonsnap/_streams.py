@@ -290,6 +290,7 @@ class SchemaChecks:
 
     schemas: ToolSchemas
     _format: Schema | None
+    _repair: Any  # the repairs allowed in tool inputs and structured outputs (repair=)
     _outputs: dict[int, StructuredOutput]
     #: Whether the answer is per choice (the ``index`` of its updates; an update ``"finish"``
     #: ends the choice's answer), rather than one per stream.
@@ -301,7 +302,7 @@ class SchemaChecks:
 
     def _tool(self, index: int, name: str, id: str | None = None) -> ToolInput:
         """A new tool input, to be checked against its tool's schema (if it has one)."""
-        return ToolInput(index, name, id, schemas=self.schemas)
+        return ToolInput(index, name, id, schemas=self.schemas, repair=self._repair)
 
     def _answers(self, update: Update) -> bool:
         """Whether an update brings answer text to a structured output."""
@@ -313,7 +314,9 @@ class SchemaChecks:
         output = self._outputs.get(choice)
         if output is None:
             schema: Schema = self._format  # type: ignore[assignment]
-            output = StructuredOutput(schema, choice if self._PER_CHOICE else None)
+            output = StructuredOutput(
+                schema, choice if self._PER_CHOICE else None, repair=self._repair
+            )
             self._outputs[choice] = output
         return output
 

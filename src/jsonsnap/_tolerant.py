@@ -36,6 +36,7 @@ Invariants (those of the strict parser hold too: see ``_parser``):
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -107,12 +108,15 @@ class Repair:
         return f"{REPAIRS[self.kind]}: line {self.lineno} column {self.colno} (char {self.pos})"
 
 
+_ALL: Final = frozenset(REPAIRS)
+
+
 def repairs_of(repair: object) -> frozenset[str] | None:
     """The repairs a ``repair=`` option allows: ``None`` for strict JSON (``False``)."""
     if repair is False or repair is None:
         return None
     if repair is True:
-        return frozenset(REPAIRS)
+        return _ALL
     if isinstance(repair, str) or not isinstance(repair, Iterable):
         raise TypeError(
             f"repair must be True, False or an iterable of repair kinds, not {repair!r}"
@@ -151,6 +155,19 @@ _NUMBER_STARTS: Final = frozenset(DIGITS + "-")
 _ELEMENT_STARTS: Final = _SCALAR_STARTS | frozenset("\"'{[")
 
 
+@functools.cache
+def _literals(allowed: frozenset[str], allow_nan: bool) -> dict[str, Any]:
+    """The literals a parser reads, by first character, with their values and repairs (one
+    table for each set of repairs, shared: never changed)."""
+    literals: dict[str, list[tuple[str, Any, str | None]]] = {}
+    for name, value, kind in _LITERALS:
+        if kind == "non_finite" and allow_nan:
+            kind = None  # valid JSON for this parser
+        if kind is None or kind in allowed:
+            literals.setdefault(name[0], []).append((name, value, kind))
+    return {c: tuple(names) for c, names in literals.items()}
+
+
 class Tolerant(Automaton):
     """The automaton, reading what strict JSON refuses where a repair allows it (see the
     module docstring)."""
@@ -161,7 +178,7 @@ class Tolerant(Automaton):
         "count_lines",
         "count_pos",
         "count_start",
-        "ignoring",
+        "ignored_at",
         "literals",
         "repairs",
         "resume",
@@ -178,17 +195,10 @@ class Tolerant(Automaton):
         self.repairs: list[Repair] = []
         self.open_ended = True
         self.minus_constant = self.allow_nan or "non_finite" in allowed
-        # The literals this parser reads, by first character.
-        literals: dict[str, list[tuple[str, Any, str | None]]] = {}
-        for name, value, kind in _LITERALS:
-            if kind == "non_finite" and self.allow_nan:
-                kind = None  # valid JSON for this parser
-            if kind is None or kind in allowed:
-                literals.setdefault(name[0], []).append((name, value, kind))
-        self.literals = {c: tuple(names) for c, names in literals.items()}
+        self.literals = _literals(allowed, self.allow_nan)
         self.resume = VALUE  # the state a comment interrupted
         self.block = False  # whether the comment is a /* */ one
-        self.ignoring = False  # whether text after the value is being ignored
+        self.ignored_at = -1  # where the text after the value, ignored, begins
         # Where the last repair was (see _record): its absolute position, the lines before it
         # and the absolute position of its line's start.
         self.count_pos = -1
@@ -280,12 +290,12 @@ class Tolerant(Automaton):
             self._record("trailing_text", buf, pos)
             self.state = PROSE
             return pos
-        if self.ignoring:
+        if self.ignored_at >= 0:
             return end
         if "trailing_text" not in self.allowed:
             raise self.fail(EXTRA_DATA, buf, pos)
         self._record("trailing_text", buf, pos)
-        self.ignoring = True
+        self.ignored_at = self.offset + pos
         return end
 
     # ------------------------------------------------------------------ comments
@@ -463,14 +473,15 @@ class Tolerant(Automaton):
         return pos + 1
 
     def _bad_escape(self, buf: str, pos: int, at: int) -> int:
+        if at == pos + 1 and buf[at] == "'" and self.closer == "'":
+            self.tree.escape("'", 2)  # in single quotes, \' is the escape of the quote
+            return at + 1
         if "invalid_escape" not in self.allowed:
             return super()._bad_escape(buf, pos, at)
+        self._record("invalid_escape", buf, pos)
         if at == pos + 1 and buf[at] == "'":
-            if self.closer != "'":  # in single quotes, \' is the escape of the quote
-                self._record("invalid_escape", buf, pos)
             self.tree.escape("'", 2)
             return at + 1
-        self._record("invalid_escape", buf, pos)
         if at == pos + 1:  # \x: both characters, as they are (a control character too)
             self.tree.escape(buf[pos : at + 1], 2)
             return at + 1

@@ -20,6 +20,9 @@ its events. Every one of them is an :class:`Accumulator`:
 - given the request's structured output format (``output_schema=``), the answer text is parsed
   live as JSON and checked: :attr:`Accumulator.structured`, a :class:`StructuredOutput` whose
   ``final()`` is the value converted to the schema's Python type when it is one;
+- with ``repair=True`` (or a set of repair kinds), tool inputs and the structured output are read
+  tolerantly, as ``Parser(repair=)`` reads (``ToolInput.repairs``); a tool input that holds two
+  values glued together (``{..}{..}``) is reported as such (``ToolInput.glued``, ``values``);
 - a :class:`StreamError` reports an error the stream carries, events out of order or after the
   end, and malformed ones (checked before anything changes: a rejected event leaves the result
   as it was). Passing something that is not an event at all is a ``TypeError``.
@@ -57,6 +60,7 @@ from ._streams import (
     output_schema_of,
     tool_schemas,
 )
+from ._tolerant import repairs_of
 from .sse import ServerSentEvent, SSEDecoder
 
 __all__ = [
@@ -114,7 +118,8 @@ class Accumulator(EventChecks, SchemaChecks):
     ``output_schema``: the request's structured output format (``response_format``,
     ``text.format``, Anthropic's ``output_format``) or any schema ``Parser(schema=)`` takes: the
     answer text is then parsed live and checked (:attr:`structured`). Anything else for either
-    is a ``TypeError`` that names it.
+    is a ``TypeError`` that names it. ``repair``: as ``Parser(repair=)``, for the tool inputs
+    and the structured output (``True``: every repair; ``ToolInput.repairs`` lists them).
 
     Subclasses set :attr:`protocol`, define :meth:`looks_like`, set up their state in
     ``_begin()``, and dispatch the events they know through the table ``_HANDLERS`` (event
@@ -133,9 +138,12 @@ class Accumulator(EventChecks, SchemaChecks):
     #: The protocol's event types and their handlers.
     _HANDLERS: ClassVar[Mapping[str, Callable[..., list[Update]]]] = {}
 
-    def __init__(self, *, tools: Any = None, output_schema: Any = None) -> None:
+    def __init__(
+        self, *, tools: Any = None, output_schema: Any = None, repair: Any = False
+    ) -> None:
         #: How many events were applied (SDK helper events and rejected events not counted).
         self.events = 0
+        self._repair = repairs_of(repair) or False
         self._tools: dict[int, ToolInput] = {}  # by the place of their block or item
         self._done = False
         self._closed = False
