@@ -11,8 +11,9 @@ final value equals ``json.loads`` exactly, the ratio to one ``json.loads`` of th
 document and the ratio of jiter's (trailing-strings) time to the parser's. A parser whose time,
 projected from its first fragments, exceeds the budget is skipped and its projection shown.
 Group ``H`` (run unless ``--only`` leaves it out) adds the growth exponents of jsonsnap on the
-hostile inputs of ``hostile.py``, and group ``S`` what checking against a schema costs
-(``schema.py``). See ``benchmarks/README.md``.
+hostile inputs of ``hostile.py``, group ``S`` what checking against a schema costs
+(``schema.py``) and group ``R`` what tolerant mode costs (``tolerant.py``). See
+``benchmarks/README.md``.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ import hostile as hostile_module
 import jsonsnap
 import peers as peers_module
 import schema as schema_module
+import tolerant as tolerant_module
 import workloads as workloads_module
 from peers import Peer
 from workloads import Workload
@@ -50,6 +52,9 @@ HOSTILE = "H"
 """The group of hostile inputs (``hostile.py``): growth exponents of jsonsnap alone."""
 SCHEMA = "S"
 """The group of schema checking (``schema.py``): jsonsnap checked against jsonsnap plain."""
+TOLERANT = "R"
+"""The group of tolerant mode (``tolerant.py``): jsonsnap ``repair=True`` against strict, and
+beside json_repair."""
 REFERENCE = "jiter-trailing"
 """The peer whose time is divided by each parser's in the last column."""
 
@@ -1087,7 +1092,7 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         default="",
         help=(
             f"workload groups, e.g. A,B; {HOSTILE} for the hostile inputs, {SCHEMA} for schema "
-            "checking (default: all)"
+            f"checking, {TOLERANT} for tolerant mode (default: all)"
         ),
     )
     ap.add_argument("--peers", default="", help="parsers, e.g. jsonsnap,jiter (default: all)")
@@ -1138,7 +1143,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         memory_limit=pick(args.memory_limit, 15.0, 3.0),
         quick=quick,
     )
-    known = [*workloads_module.GROUPS, HOSTILE, SCHEMA]
+    known = [*workloads_module.GROUPS, HOSTILE, SCHEMA, TOLERANT]
     groups = [g.strip().upper() for g in args.only.split(",") if g.strip()] or known
     unknown = [g for g in groups if g not in known]
     if unknown:
@@ -1242,6 +1247,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         sections.append(schema_module.section(checked))
         print(sections[-1], flush=True)
 
+    tolerant: tolerant_module.Results | None = None
+    if TOLERANT in groups and any(p.id == "jsonsnap" for p in chosen):
+        progress("tolerant mode (benchmarks/tolerant.py) ...")
+        tolerant = tolerant_module.measure(
+            quick=settings.quick,
+            budget=settings.budget,
+            probe=settings.probe,
+            versus=any(p.id == "json-repair" for p in chosen),
+            progress=progress,
+        )
+        sections.append(tolerant_module.section(tolerant))
+        print(sections[-1], flush=True)
+
     goals = targets(results, rows, shots, chosen)
     name = f"hostile inputs: growth exponent N -> 4N <= {hostile_module.LIMIT:g} on every one"
     if hostile:
@@ -1252,6 +1270,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     name = "schema checking: checked / plain, B 1 MB <= 1.5x and C 20,000 <= 2x"
     if checked:
         passed, text = schema_module.summary(checked)
+        goals.append(Target(name, passed, text))
+    else:
+        goals.append(Target(name, None, "not run"))
+    name = (
+        f"tolerant mode: tolerant / strict <= {tolerant_module.LIMIT:g}x (A, B 10 KB, B 100 KB, "
+        f"C), growth exponent B 10 KB -> 1 MB <= {tolerant_module.GROWTH_LIMIT:g} (valid and "
+        "spoiled)"
+    )
+    if tolerant is not None:
+        passed, text = tolerant_module.summary(tolerant)
         goals.append(Target(name, passed, text))
     else:
         goals.append(Target(name, None, "not run"))
@@ -1299,6 +1327,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "one_shot": [asdict(s) for s in shots],
             "hostile": [asdict(g) for g in hostile],
             "schema": [asdict(r) for r in checked],
+            "tolerant": asdict(tolerant) if tolerant is not None else None,
             "targets": [asdict(t) for t in goals],
             "elapsed_seconds": elapsed,
         }
