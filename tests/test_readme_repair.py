@@ -1,0 +1,53 @@
+"""The README's sections on tolerant mode and several values per stream, run as written.
+
+Each Python block is executed in order in one namespace, and every line of the form
+``print(...)  # -> text`` (or ``# -> text`` on the line after a print) must print exactly
+``text``. Each row of the table of repairs whose "before" and "after" are one piece of code each
+is checked too: the tolerant parser reads "before" as the JSON "after", with that repair.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import re
+
+import jsonsnap
+from recordings import README, readme_blocks
+
+SECTIONS = ("Tolerant mode: the JSON models really send", "Several values per stream")
+
+
+def test_the_examples_print_what_the_readme_says() -> None:
+    namespace: dict[str, object] = {"__name__": "readme_repair"}
+    checked = 0
+    for section in SECTIONS:
+        for block in readme_blocks(section):
+            expected = [m.group(1) for m in re.finditer(r"# -> (.*)$", block, re.M)]
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                exec(compile(block, str(README), "exec", dont_inherit=True), namespace)
+            assert out.getvalue().splitlines() == expected
+            checked += len(expected)
+    assert checked >= 7
+
+
+def test_the_table_of_repairs() -> None:
+    text = README.read_text(encoding="utf-8")
+    rows = re.findall(r"^\| `(\w+)`[^|]* \| (.+?) \| (.+?) \|$", text, re.M)
+    table = {kind: (before, after) for kind, before, after in rows if kind in jsonsnap.REPAIRS}
+    assert set(table) == set(jsonsnap.REPAIRS)  # a row for every kind
+    checked = 0
+    for kind, (before, after) in table.items():
+        one = re.fullmatch(r"`([^`]+)`|```` (.+) ````", before)
+        result = re.fullmatch(r"`([^`]+)`", after)
+        if one is None or result is None:
+            continue  # (text around the code: a raw newline, Python's floats)
+        source = one.group(1) or one.group(2)
+        parser = jsonsnap.Parser(repair=True)
+        parser.feed(source)
+        assert parser.close() == json.loads(result.group(1)), kind
+        assert kind in {r.kind for r in parser.repairs}, kind
+        checked += 1
+    assert checked >= 9
