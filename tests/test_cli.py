@@ -382,9 +382,7 @@ def test_parse_incomplete_and_valid(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert cli.main(["parse", str(tmp_path / "none.json")]) == 1
 
 
-def test_parse_repair_lists_the_repairs(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_parse_repair_lists_the_repairs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "model.txt"
     path.write_text('Sure:\n```json\n{"a": [1, 2,], b: True, // note\n "s": "x\ty"}\n```\n')
     assert cli.main(["parse", str(path)]) == 1  # strict by default

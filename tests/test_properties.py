@@ -66,6 +66,21 @@ def snap(parser: jsonsnap.Parser) -> Any:
     return parser.snapshot(NOTHING, copy=True)
 
 
+def feed_growing(parser: jsonsnap.Parser, fragments: Sequence[str]) -> Any:
+    """Feed ``fragments``, checking that each snapshot grows the one before it (settled: only
+    the last member of each container may still change); return the last snapshot."""
+    previous: Any = NOTHING
+    fed = ""
+    for fragment in fragments:
+        parser.feed(fragment)
+        fed += fragment
+        current = snap(parser)
+        problem = grows(previous, current, settled=True)
+        assert problem is None, (fed, previous, current, problem)
+        previous = current
+    return previous
+
+
 def partial(text: str) -> Any:
     return jsonsnap.parse_partial(text, NOTHING)
 
@@ -145,16 +160,7 @@ def test_b_every_snapshot_extends_the_previous_one(case: tuple[str, list[str]]) 
     text, fragments = case
     final = strict_loads(text)
     parser = jsonsnap.Parser()
-    previous: Any = NOTHING
-    fed = ""
-    for fragment in fragments:
-        parser.feed(fragment)
-        fed += fragment
-        current = snap(parser)
-        # settled: it grows, and only the last member of each container may still change.
-        problem = grows(previous, current, settled=True)
-        assert problem is None, (fed, previous, current, problem)
-        previous = current
+    previous = feed_growing(parser, fragments)
     problem = grows(previous, final, settled=True)
     assert problem is None, (text, previous, final, problem)
     assert diff(final, parser.close()) is None

@@ -91,6 +91,10 @@ REPAIRED: list[tuple[str, Any, Repairs]] = [
     ('nope {"a": 1} and {"b": 2}', {"a": 1}, [("leading_text", 0), ("trailing_text", 14)]),
     ('{"a": 1}{"b": 2}', {"a": 1}, [("trailing_text", 8)]),
     ("  42  ", 42, []),
+    ('12x {"b": 2}', {"b": 2}, [("leading_text", 0)]),
+    ("1000000000000000000000000:{", {}, [("leading_text", 0), ("unclosed", 27)]),
+    ("truex", True, [("trailing_text", 4)]),
+    ("None of them: {}", None, [("python_literal", 0), ("trailing_text", 5)]),
     ('"text" then {"a": 1}', "text", [("trailing_text", 7)]),
     # trailing commas
     ("[1, 2,]", [1, 2], [("trailing_comma", 6)]),
@@ -182,7 +186,7 @@ REPAIRED: list[tuple[str, Any, Repairs]] = [
     # everything at once
     (
         "Here you go:\n```json\n{\n  // the call\n  name: 'write',\n"
-        "  'args': {\"text\": \"a\nb\", ok: True,},\n}\n```",
+        '  \'args\': {"text": "a\nb", ok: True,},\n}\n```',
         {"name": "write", "args": {"text": "a\nb", "ok": True}},
         [
             ("leading_text", 0),
@@ -233,6 +237,7 @@ NOT_REPAIRED: list[tuple[str, int, str]] = [
     ("[Tru]", 4, "Expecting value"),
     ("[1 / 2]", 3, "Expecting ',' delimiter"),
     ("no value here", 13, "Expecting value"),
+    ("1234567890123456789012345,", 26, "Expecting value"),
     ("", 0, "Expecting value"),
     ("[1, 2] x", -1, ""),  # (not an error: trailing text; checked below)
 ]

@@ -59,7 +59,7 @@ from ._grammar import (
     EXPECTING_VALUE,
     EXTRA_DATA,
     KEY,
-    NUMBER_RE,
+    NUMBER,
     PROSE,
     STRING,
     TOP,
@@ -178,6 +178,7 @@ class Tolerant(Automaton):
         "count_lines",
         "count_pos",
         "count_start",
+        "first_scalar",
         "ignored_at",
         "literals",
         "repairs",
@@ -199,6 +200,9 @@ class Tolerant(Automaton):
         self.resume = VALUE  # the state a comment interrupted
         self.block = False  # whether the comment is a /* */ one
         self.ignored_at = -1  # where the text after the value, ignored, begins
+        # Whether the scalar being read is the first thing at the top, which is prose when
+        # what follows it cannot follow a value.
+        self.first_scalar = False
         # Where the last repair was (see _record): its absolute position, the lines before it
         # and the absolute position of its line's start.
         self.count_pos = -1
@@ -213,11 +217,11 @@ class Tolerant(Automaton):
         costs time in proportion to the input."""
         offset = self.offset
         at = self.count_pos - offset
-        if at < 0:
+        if at < 0 or index < 0:  # (index < 0: a number begun before the buffer, on its line)
             at = 0
             self.count_lines = self.lines
             self.count_start = self.line_start
-        newlines = buf.count("\n", at, index)
+        newlines = buf.count("\n", at, index) if index > at else 0
         if newlines:
             self.count_lines += newlines
             self.count_start = offset + buf.rindex("\n", at, index) + 1
@@ -239,32 +243,40 @@ class Tolerant(Automaton):
                 return ~pos
             if pos + 1 < end and buf[pos + 1] in "/*":
                 return self._comment(buf, pos, end, EXPECTING_VALUE)
-        elif c in _SCALAR_STARTS and not self._prose_number(buf, pos, end):
+        elif c in _SCALAR_STARTS:
             self.state = VALUE
+            self.first_scalar = "leading_text" in self.allowed
             try:
                 stop = self._value(buf, pos, end)
             except JSONDecodeError:
+                self.first_scalar = False
                 if "leading_text" not in self.allowed or self.tree.box[0] is not NOTHING:
                     raise
             else:
+                if self.state != NUMBER:  # (a long number decides when it ends)
+                    self.first_scalar = False
                 if stop < 0:
                     self.state = TOP  # decided by the next fragment
                 return stop
         if "leading_text" not in self.allowed:
             self.state = VALUE
             return pos  # the strict error
-        self._record("trailing_text" if self.index else "leading_text", buf, pos)
-        self.state = PROSE
-        return pos
+        return self._skip(buf, pos)
 
-    @staticmethod
-    def _prose_number(buf: str, pos: int, end: int) -> bool:
-        """Whether the number at ``pos`` is followed by what neither ends a top-level number
-        nor begins another value: then it is prose (``1) Here is...``)."""
-        if buf[pos] not in DIGITS and buf[pos] != "-":
-            return False
-        stop = NUMBER_RE.match(buf, pos).end()  # type: ignore[union-attr]
-        return stop < end and buf[stop] not in WS and buf[stop] not in _ELEMENT_STARTS
+    def _skip(self, buf: str, index: int) -> int:
+        """Text to skip up to the first bracket begins at ``buf[index]`` (before the buffer
+        when negative: a number begun in an earlier fragment)."""
+        self._record("trailing_text" if self.index else "leading_text", buf, index)
+        self.state = PROSE
+        return max(index, 0)
+
+    def _scalar_ends(self, buf: str, stop: int, end: int) -> bool:
+        """Whether a first top-level number that ends before ``buf[stop]`` is a value: what
+        follows it may follow a value (whitespace, the end, another value); otherwise it was
+        the beginning of prose (``1) Here is...``). A number is decided by the character after
+        it in strict JSON too, so this changes no snapshot of valid JSON; a literal is shown
+        as soon as it is read, as strictly, and what follows it is text after the value."""
+        return stop == end or buf[stop] in WS or buf[stop] in _ELEMENT_STARTS
 
     def _prose(self, buf: str, pos: int, end: int) -> int:
         """PROSE: skip text up to the first ``{`` or ``[``."""
@@ -491,6 +503,10 @@ class Tolerant(Automaton):
     # ------------------------------------------------------------------ the end of the input
 
     def _end_number(self, text: str, buf: str, j: int, end: int) -> int:
+        if self.first_scalar:
+            self.first_scalar = False
+            if not self._scalar_ends(buf, j, end):
+                return self._skip(buf, self.number_at - self.offset)
         if (
             text[-1] not in DIGITS
             and j == end
