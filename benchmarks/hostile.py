@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import gc
 import json
 import math
@@ -189,6 +190,13 @@ class Hostile:
     partial_numbers: bool = False
     schema: Any = None
     """A schema the value is checked against while it streams (``None``: not checked)."""
+    repair: bool = False
+    """Read tolerantly (``Parser(repair=True)``)."""
+    multiple: bool = False
+    """Several values (``Parser(multiple_values=True)``)."""
+    expected: Callable[[int], Any] | None = None
+    """The final value of the document of size ``n``, when ``json.loads`` cannot tell it (a
+    document that needs repairs)."""
 
     def text(self, n: int) -> str:
         return self.build(n)
@@ -206,6 +214,8 @@ class Hostile:
             partial_numbers=self.partial_numbers,
             track_changes=self.mode == "changes",
             schema=self.schema,
+            repair=self.repair,
+            multiple_values=self.multiple,
         )
         if self.mode == "subscribe":
 
@@ -236,7 +246,7 @@ class Hostile:
         wrong. For the nested arrays the value is walked without recursion, and the records
         counted (a ``Started`` and a ``Completed`` per array); an integer too long for Python
         must fail, but only once every digit has been fed."""
-        if self.build is nested:
+        if self.build is nested or self.expected is _nested_value:
             if out.error is not None:
                 return f"JSONDecodeError after {out.failed_at:,} chars: {out.error}"
             if not _is_nested(out.value, n):
@@ -247,7 +257,7 @@ class Hostile:
                 return f"the subscription matched {out.callbacks:,} records instead of none"
             return None
         try:
-            expected = json.loads(text)
+            expected = json.loads(text) if self.expected is None else self.expected(n)
         except ValueError:  # an integer past sys.get_int_max_str_digits()
             if out.error is None:
                 return "no JSONDecodeError, json.loads raises ValueError"
@@ -385,22 +395,102 @@ def workloads(quick: bool = False) -> list[Hostile]:
             unit="chars",
         )
     )
+    out.extend(tolerant())
     if quick:
-        out = [
-            Hostile(
-                h.name,
-                h.description,
-                h.build,
-                max(64, h.n // QUICK_DIVISOR),
-                h.unit,
-                h.fragment,
-                h.mode,
-                h.partial_numbers,
-                h.schema,
-            )
-            for h in out
-        ]
+        out = [dataclasses.replace(h, n=max(64, h.n // QUICK_DIVISOR)) for h in out]
     return out
+
+
+def _source(n: int) -> str:
+    """``n`` characters of source-like text without quotes, backslashes or control
+    characters but newlines."""
+    text = source_text(n, random.Random(f"{SEED}-tolerant"))
+    return "".join(c for c in text if c not in "\\\"'" and (c >= " " or c == "\n"))[:n]
+
+
+def tolerant() -> list[Hostile]:
+    """Hostile input to the tolerant parser (``repair=True``): a repair on every line, or one
+    long stretch of text that a repair reads, 1 char per ``feed()`` with ``snapshot()`` after
+    each."""
+    cases: list[tuple[str, str, Callable[[int], str], Callable[[int], Any]]] = [
+        (
+            "raw-newlines",
+            "a string of n chars of source text with raw newlines (a repair each)",
+            lambda n: '{"s": "' + _source(n) + '"}',
+            lambda n: {"s": _source(n)},
+        ),
+        (
+            "single-quoted",
+            "a single-quoted string of n chars (read without the lane)",
+            lambda n: "['" + _source(n).replace("\n", " ") + "']",
+            lambda n: [_source(n).replace("\n", " ")],
+        ),
+        (
+            "comment",
+            "`[1 /* ` + '* ' * (n/2) + `*/]`: a comment of n chars that never ends until it does",
+            lambda n: "[1 /* " + "* " * (n // 2) + "*/]",
+            lambda n: [1],
+        ),
+        (
+            "prose",
+            'n chars of prose before `{"a": 1}`',
+            lambda n: _source(n).replace("{", "(").replace("[", "(") + ' {"a": 1}',
+            lambda n: {"a": 1},
+        ),
+        (
+            "unquoted-key",
+            "`{` + 'k' * n + `: 1}`: an unquoted key of n chars",
+            lambda n: "{" + "k" * n + ": 1}",
+            lambda n: {"k" * n: 1},
+        ),
+        (
+            "missing-commas",
+            "`[` + '1 ' * (n/2) + `]`: n/2 missing commas",
+            lambda n: "[" + "1 " * (n // 2) + "]",
+            lambda n: [1] * (n // 2),
+        ),
+        (
+            "unclosed",
+            "`'[' * n`, closed as it shows at `close()`",
+            lambda n: "[" * n,
+            _nested_value,
+        ),
+    ]
+    out = [
+        Hostile(
+            f"repair/{name}",
+            f"{text}, `Parser(repair=True)`, 1 char per `feed()`, `snapshot()` after each",
+            build,
+            100_000,
+            unit="chars",
+            mode="snapshot",
+            repair=True,
+            expected=expected,
+        )
+        for name, text, build, expected in cases
+    ]
+    out.append(
+        Hostile(
+            "multiple/ndjson",
+            'n chars of `{"a": [1, "x"]}` lines, `Parser(multiple_values=True)`, 1 char per '
+            "`feed()`, `snapshot()` after each",
+            lambda n: '{"a": [1, "x"]}\n' * (n // 16),
+            100_000,
+            unit="chars",
+            mode="snapshot",
+            multiple=True,
+            expected=lambda n: [{"a": [1, "x"]}] * (n // 16),
+        )
+    )
+    return out
+
+
+def _nested_value(n: int) -> Any:
+    """``n`` nested empty arrays, built without recursion."""
+    value: list[Any] = []
+    for _ in range(n - 1):
+        value = [value]
+    return value
 
 
 def select(all_workloads: list[Hostile], selectors: Sequence[str]) -> list[Hostile]:
