@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import math
 from collections.abc import AsyncIterator, Sequence
-from typing import Any
+from typing import Any, Final
 
 import pytest
 
@@ -533,3 +533,41 @@ def test_iter_values_yields_each_value_as_it_completes() -> None:
     assert next(values) == {"b": 2}
     assert seen == ['{"a": 1}', '{"b"', ": 2}"]
     assert list(values) == []
+
+
+# ---------------------------------------------------------------------------- with a schema
+
+WEATHER: Final = {
+    "type": "object",
+    "properties": {
+        "unit": {"enum": ["celsius", "fahrenheit"]},
+        "s": {"type": "string", "maxLength": 5},
+        "n": {"type": "integer"},
+    },
+    "required": ["unit", "n"],
+    "additionalProperties": False,
+}
+
+
+@pytest.mark.parametrize(
+    ("text", "violations", "value"),
+    [
+        ("Here: {unit: 'celsius', n: 1,} done", [], {"unit": "celsius", "n": 1}),
+        ("{unit: 'kelvin', n: 1}", [("enum", 8)], None),
+        ('{"unit": "celsius", "s": "ab\ncdef", "n": 1}', [("maxLength", 31)], None),
+        ('{"unit": "cels\\qius", "n": True}', [("enum", 14), ("type", 27)], None),
+        ("{'unit': 'celsius'", [("required", 18)], None),
+    ],
+)
+def test_repairs_with_a_schema(text: str, violations: list[tuple[str, int]], value: Any) -> None:
+    """A repaired value is checked as it streams, each violation at its character."""
+    for label, fragments in chunkings(text, rounds=2):
+        parser = jsonsnap.Parser(schema=WEATHER, on_violation="collect", repair=True)
+        for fragment in fragments:
+            parser.feed(fragment)
+        if violations:
+            with pytest.raises(jsonsnap.SchemaError):
+                parser.close()
+        else:
+            assert parser.close() == value, label
+        assert [(v.keyword, v.pos) for v in parser.violations] == violations, label

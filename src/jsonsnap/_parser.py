@@ -69,6 +69,7 @@ class Parser(Reading):
     __slots__ = ("_rest",)  # (the others are declared by Reading)
 
     _rest: list[Any]  # several values: what close() returned
+
     def __init__(
         self,
         *,
