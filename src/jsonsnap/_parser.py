@@ -10,8 +10,10 @@ closed): it decodes UTF-8, refuses re-entrant calls and takes the lane's fragmen
 (``_automaton``, with ``_tokens``: the states, positions, errors), which reads the grammar
 (``_grammar``) and tells the builder (``_tree``) what it read; the fast paths (``_fast``) read
 the same grammar in bigger steps. The change recorder (``_changes``) observes the builder
-through the observer interface (``_observer``). Each module's docstring says what it owns and
-what it must never do.
+through the observer interface (``_observer``). With ``repair=``, the automaton is the tolerant
+one (``_tolerant``), which reads where strict JSON ends and records each repair; with
+``multiple_values=True``, a value after the first begins the next one. Each module's docstring
+says what it owns and what it must never do.
 
 Invariants
 ==========
