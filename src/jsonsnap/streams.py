@@ -31,7 +31,7 @@ its events. Every one of them is an :class:`Accumulator`:
 from __future__ import annotations
 
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Mapping
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, Protocol, TypeVar
 
 from . import JSONDecodeError, loads
 from ._streamed_json import (
@@ -79,6 +79,14 @@ __all__ = [
     "detect",
     "tool_schemas",
 ]
+
+class BodyDecoder(Protocol):
+    """An incremental decoder of a body's chunks into events (``SSEDecoder``'s shape)."""
+
+    def feed(self, chunk: Any) -> list[Any]: ...
+
+    def close(self) -> list[Any]: ...
+
 
 A = TypeVar("A", bound="Accumulator")
 
@@ -277,10 +285,16 @@ class Accumulator(EventChecks, SchemaChecks):
         ``str``), or an iterable of events (the SDK's stream). Closes the stream at its end."""
         return self._read(body, "updates")
 
+    def _body_decoder(self) -> BodyDecoder:
+        """What turns the chunks of a body into events (``feed(chunk)`` and ``close()``, each a
+        list of events for :meth:`feed`): server-sent events, unless the protocol says
+        otherwise (a binary framing)."""
+        return SSEDecoder()
+
     def _read(self, body: bytes | str | Iterable[Any], name: str) -> Iterator[Update]:
         # A wrong body is refused at the call, not at the first next().
         items = body_items(body, name)
-        decoder = SSEDecoder()
+        decoder = self._body_decoder()
 
         def run() -> Iterator[Update]:
             for item in items:
@@ -297,7 +311,7 @@ class Accumulator(EventChecks, SchemaChecks):
         """:meth:`updates` for an async body (``aiter_bytes()``, the SDK's async stream); a
         synchronous one is taken too."""
         items = body if isinstance(body, AsyncIterable) else as_async(body_items(body, "aupdates"))
-        decoder = SSEDecoder()
+        decoder = self._body_decoder()
 
         async def run() -> AsyncIterator[Update]:
             async for item in items:
@@ -320,7 +334,7 @@ class Accumulator(EventChecks, SchemaChecks):
 
     # ------------------------------------------------------------------ events in
 
-    def _take(self, item: Any, decoder: SSEDecoder) -> Iterator[Update]:
+    def _take(self, item: Any, decoder: BodyDecoder) -> Iterator[Update]:
         if isinstance(item, CHUNK_TYPES):
             chunk = item if isinstance(item, (bytes, str)) else bytes(item)
             for event in decoder.feed(chunk):
