@@ -69,11 +69,18 @@ def read_wheel(path: Path) -> dict[str, bytes]:
 
 def tree_files(*folders: str) -> set[str]:
     """The files under ``folders`` of the checkout, as paths relative to it, without the
-    bytecode Python writes there."""
+    bytecode Python writes there and the packages the test command installs for the tests that
+    run a JavaScript client (``node_modules``)."""
     found = set()
     for folder in folders:
         for path in (ROOT / folder).rglob("*"):
-            if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
+            parts = path.parts
+            if (
+                path.is_file()
+                and "__pycache__" not in parts
+                and "node_modules" not in parts
+                and path.suffix != ".pyc"
+            ):
                 found.add(path.relative_to(ROOT).as_posix())
     return found
 
