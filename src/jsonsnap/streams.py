@@ -80,6 +80,7 @@ __all__ = [
     "tool_schemas",
 ]
 
+
 class BodyDecoder(Protocol):
     """An incremental decoder of a body's chunks into events (``SSEDecoder``'s shape)."""
 
