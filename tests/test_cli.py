@@ -23,6 +23,7 @@ from jsonsnap._cli import Source
 from jsonsnap._cli_parse import caret
 from jsonsnap._terminal import width_of
 from jsonsnap.anthropic import MessageAccumulator
+from jsonsnap.gemini import GenerateContentAccumulator
 from jsonsnap.openai import ChatCompletionAccumulator, ResponseAccumulator
 from terminal import recording, run_in_pty
 
@@ -38,6 +39,8 @@ def accumulate(path: Path) -> tuple[Any, str | None]:
     if path.parent.name == "anthropic":
         acc: Any = MessageAccumulator()
         result = "message"
+    elif path.parent.name == "gemini":
+        acc, result = GenerateContentAccumulator(), "response"
     elif path.name.startswith("responses"):
         acc, result = ResponseAccumulator(), "response"
     else:
@@ -230,7 +233,7 @@ def test_every_fixture_replays_in_plain_lines(
     assert status == (1 if error else 0)
     assert "\x1b" not in out
     assert "stream error" not in out and ("stream error" in err) == (error is not None)
-    assert re.search(r"\d+ events, [\d,]+ bytes", out)
+    assert re.search(r"\d+ events?, [\d,]+ bytes", out)
     assert not re.search(r" $|^\[tool ", out, re.MULTILINE)
     ours = [line for line in out.splitlines() if line.startswith("╰─")] + [out.splitlines()[-1]]
     assert not re.search(r"\bNone\b|\b1 events\b", "\n".join(ours))
@@ -330,7 +333,7 @@ def test_format_detection_and_forcing(tmp_path: Path, capsys: pytest.CaptureFixt
     status, _, err = replay("data: [1]\n\ndata: [DONE]\n\n")
     assert err.endswith("is an event stream of 2 events, but none of them carries a JSON object\n")
     status, _, err = replay('data: {"type": "greeting"}\n\n')
-    assert status == 1 and "of no protocol jsonsnap knows (anthropic, chat, responses)" in err
+    assert status == 1 and "of no protocol jsonsnap knows (anthropic, chat, gemini, responses)" in err
     assert "(the first is a 'greeting'); --format reads it as one" in err
     # Told by the data, whatever the event names say; the events before it are kept.
     chat = 'data: {"x": 1}\n\ndata: {"object": "chat.completion.chunk", "choices": []}\n\n'

@@ -445,4 +445,4 @@ class Accumulator(EventChecks, SchemaChecks):
 
 # Every protocol registers in PROTOCOLS when its module is imported; load them all here, after
 # the names they import from this module exist (they may be importing it right now).
-from . import anthropic, openai  # noqa: E402, F401
+from . import anthropic, gemini, openai  # noqa: E402, F401
