@@ -9,7 +9,10 @@ Each task creates ``.venv`` in the checkout on first use and installs jsonsnap i
 (editable), with the dependency groups of ``pyproject.toml`` the task needs (``test`` and
 ``lint`` for ``test``, ``bench`` for ``bench``). It installs again only when what it installed
 from changes: the ``[build-system]``, ``[project]`` or ``[dependency-groups]`` tables (on
-Python 3.10, which has no ``tomllib``, any change to ``pyproject.toml``). ``pip install --group``
+Python 3.10, which has no ``tomllib``, any change to ``pyproject.toml``). ``test`` also
+installs, where it can, what the tests of the web front end use: the node packages of
+``tests/js`` (``npm ci``) and Chromium (apt-get, as root); without them those tests skip.
+``pip install --group``
 needs pip 25.1, so the pip inside ``.venv`` (never another) is upgraded first when it is older.
 Extra arguments go to the tool (``pytest`` for ``test``).
 """
@@ -20,6 +23,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import venv
@@ -72,6 +76,36 @@ def ensure_env(*groups: str) -> None:
     stamp.write_text(digest)
 
 
+def ensure_browser_tools() -> None:
+    """What the tests of the web front end use, each when it can be had (else those tests
+    skip and say why): the ``ai`` package and ``playwright-core`` in ``tests/js`` (``npm ci``,
+    again when ``package-lock.json`` changes), and Chromium (Debian's ``chromium``, installed
+    with apt-get when running as root)."""
+    js = ROOT / "tests" / "js"
+    npm = shutil.which("npm")
+    if npm and shutil.which("node"):
+        lock = (js / "package-lock.json").read_bytes()
+        stamp = js / "node_modules" / ".installed-lock"
+        digest = hashlib.sha256(lock).hexdigest()
+        if not (stamp.exists() and stamp.read_text() == digest):
+            print("installing the test packages of tests/js (npm ci) ...", flush=True)
+            env = {**os.environ, "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD": "1"}
+            done = subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=js, env=env)
+            if done.returncode == 0:
+                stamp.write_text(digest)
+            else:
+                print("npm ci failed: the tests that need node will skip", flush=True)
+    chromium = Path("/usr/bin/chromium")
+    apt = shutil.which("apt-get")
+    if not chromium.exists() and apt and hasattr(os, "geteuid") and os.geteuid() == 0:
+        print("installing chromium (apt-get) ...", flush=True)
+        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+        for step in (["update", "-q"], ["install", "-y", "-q", "chromium"]):
+            done = subprocess.run([apt, *step], env=env, stdout=subprocess.DEVNULL)
+        if done.returncode != 0:
+            print("chromium could not be installed: the browser test will skip", flush=True)
+
+
 def run(*cmd: str) -> int:
     print("$", " ".join(cmd), flush=True)
     return subprocess.run(cmd, cwd=ROOT).returncode
@@ -85,6 +119,7 @@ def main(argv: list[str]) -> int:
         return run(str(PYTHON), "-m", "jsonsnap", "replay", fixture, *args)
     if task == "test":
         ensure_env("test", "lint")
+        ensure_browser_tools()
         status = run(str(PYTHON), "-m", "pytest", *args)
         if status == 0:
             status = run(str(PYTHON), "-m", "mypy")

@@ -41,7 +41,7 @@ FIXTURE: Final = ROOT / "fixtures" / "anthropic" / "text_then_write_file.sse"
 EXAMPLE: Final = ROOT / "src" / "jsonsnap" / "examples" / "text_then_write_file.sse"
 #: What the sdist holds besides ``PKG-INFO``: these files, and every file in these folders.
 SDIST_FILES: Final = ("CHANGELOG.md", "LICENSE", "README.md", "dev.py", "pyproject.toml")
-SDIST_FOLDERS: Final = ("benchmarks", "docs", "fixtures", "src", "tests")
+SDIST_FOLDERS: Final = ("benchmarks", "docs", "examples", "fixtures", "src", "tests")
 #: What a checkout has that the sdist leaves out: CI, git's files, and what tools make.
 NOT_IN_SDIST: Final = (".ci/", ".gitattributes", ".gitignore")
 

@@ -75,7 +75,7 @@ class SDKObject:
 
 
 def test_the_registry() -> None:
-    assert list(PROTOCOLS) == ["anthropic", "chat", "gemini", "responses"]
+    assert list(PROTOCOLS) == ["anthropic", "chat", "gemini", "responses", "ui-message"]
     assert PROTOCOLS["anthropic"] is MessageAccumulator
     assert PROTOCOLS["chat"] is ChatCompletionAccumulator
     assert PROTOCOLS["responses"] is ResponseAccumulator

@@ -159,6 +159,13 @@ class ReplayView:
             return f"… streaming, {size} · {what}", "red"
         if status == "complete":
             return f"✓ final: strictly parsed ({size})", "green"
+        if status == "invalid" and tool.error is None:  # glued values, or refused otherwise
+            reason = "not fit to run"
+            try:
+                tool.final()
+            except ValueError as exc:
+                reason = str(exc)
+            return f"✗ invalid: {clean(reason)} ({size})", "red"
         if status == "invalid":
             err: JSONDecodeError = tool.error  # type: ignore[assignment]
             return (

@@ -1,8 +1,10 @@
 """The contract every stream accumulator keeps: events in, updates out, tool inputs kept live.
 
 An accumulator rebuilds one kind of streamed API response (:data:`PROTOCOLS`: ``"anthropic"``
-in :mod:`jsonsnap.anthropic`, ``"chat"`` and ``"responses"`` in :mod:`jsonsnap.openai`) from
-its events. Every one of them is an :class:`Accumulator`:
+in :mod:`jsonsnap.anthropic`, ``"chat"`` and ``"responses"`` in :mod:`jsonsnap.openai`,
+``"gemini"`` in :mod:`jsonsnap.gemini`, and ``"ui-message"``, the UI message stream web front
+ends read, in :mod:`jsonsnap.vercel`) from its events. Every one of them is an
+:class:`Accumulator`:
 
 - ``feed(event)`` takes one event (a decoded dict, an SDK event object or a
   :class:`~jsonsnap.sse.ServerSentEvent`) and returns what it did, a list of :class:`Update`;
@@ -445,4 +447,4 @@ class Accumulator(EventChecks, SchemaChecks):
 
 # Every protocol registers in PROTOCOLS when its module is imported; load them all here, after
 # the names they import from this module exist (they may be importing it right now).
-from . import anthropic, gemini, openai  # noqa: E402, F401
+from . import anthropic, gemini, openai, vercel  # noqa: E402, F401

@@ -1,0 +1,462 @@
+"""The Vercel AI SDK UI message stream: the encoder, the decoder, their fixtures and hostile input.
+
+- ``fixtures/vercel/*.sse`` replayed every way (whole, 1, 3, 7, 64 bytes, random splits, as
+  text) through :class:`UIMessageAccumulator` must end as ``X.json`` says; the ``from_*``
+  streams must be what the encoder makes of their recordings today;
+- every provider recording, encoded and decoded again, must give the message the encoder
+  meant: the text and reasoning as the provider sent them, each tool call with its id, name,
+  final input or error, and the same raw JSON text;
+- the encoder's framing, JSON (deep values, lone surrogates), finish reasons, deferred tool
+  starts, several choices, error endings, and its async twin;
+- ``jsonsnap replay`` detects and plays a UI message stream in a pipe;
+- hostile chunks (the helpers of test_stream_errors.py): only StreamError escapes, a rejected
+  chunk changes nothing, memory stays proportional to the input.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any, Final
+
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from effort import examples
+from jsonsnap import __main__ as cli
+from jsonsnap import vercel
+from jsonsnap.openai import ChatCompletionAccumulator
+from jsonsnap.sse import SSEDecoder
+from jsonsnap.streams import PROTOCOLS, StreamError, ToolInputError, Update
+from jsonsnap.vercel import UIMessageAccumulator, UIMessageEncoder
+from recordings import ROOT, all_fixtures, assert_same_json, cut, ways
+from test_stream_errors import DEEP, INDEX, TEXT, VALUE, check, deep, typed
+
+FIXTURES: Final = ROOT / "vercel"
+NAMES: Final = sorted(p.stem for p in FIXTURES.glob("*.sse"))
+WAYS: Final = ways(random_rounds=3, text_rounds=1)
+
+
+def encode(protocol: str, path: Path) -> str:
+    """A recording read by its accumulator and encoded as a UI message stream."""
+    acc = PROTOCOLS[protocol]()
+    return "".join(vercel.ui_message_stream(acc.updates(path.read_bytes()), accumulator=acc))
+
+
+def source_of(name: str) -> tuple[str, Path]:
+    """The protocol and the recording a ``from_<folder>_<stem>`` fixture was encoded from."""
+    folder, _, stem = name.removeprefix("from_").partition("_")
+    protocol = "anthropic" if folder == "anthropic" else stem.partition("_")[0]
+    return protocol, ROOT / folder / f"{stem}.sse"
+
+
+def replay(chunks: Any) -> dict[str, Any]:
+    """The end state of a UI message stream, in the shape of the expected files."""
+    acc = UIMessageAccumulator()
+    error = None
+    try:
+        for _ in acc.updates(chunks):
+            pass
+    except StreamError as exc:
+        error = {"type": exc.error_type, "message": exc.message}
+    tools = {
+        str(place): {
+            "status": tool.status,
+            "error": None if tool.error is None else {"pos": tool.error.pos, "msg": tool.error.msg},
+            "raw": tool.raw,
+        }
+        for place, tool in acc.tools.items()
+    }
+    return {
+        "message": acc.message,
+        "done": acc.done,
+        "error": error,
+        "finish_reason": acc.finish_reason,
+        "tools": tools,
+    }
+
+
+def expected(name: str) -> dict[str, Any]:
+    loaded: dict[str, Any] = json.loads((FIXTURES / f"{name}.json").read_text(encoding="utf-8"))
+    return loaded
+
+
+# --------------------------------------------------------------------------- the fixtures
+
+
+def test_every_fixture_has_its_expected_file_and_a_line_in_the_readme() -> None:
+    assert {p.stem for p in FIXTURES.glob("*.json")} == set(NAMES)
+    readme = (FIXTURES / "README.md").read_text(encoding="utf-8")
+    for name in NAMES:
+        assert f"`{name}.sse`" in readme, name
+    assert "*.sse -text" in (FIXTURES / ".gitattributes").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("way", WAYS)
+@pytest.mark.parametrize("name", NAMES)
+def test_replay_gives_the_expected_message(name: str, way: str) -> None:
+    got = replay(cut((FIXTURES / f"{name}.sse").read_bytes(), way))
+    assert_same_json(expected(name), got, f"{name} ({way})")
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if n.startswith("from_")])
+def test_encoded_fixtures_are_what_the_encoder_makes(name: str) -> None:
+    protocol, path = source_of(name)
+    assert encode(protocol, path) == (FIXTURES / f"{name}.sse").read_text(encoding="utf-8")
+
+
+# --------------------------------------------------------------------------- round trips
+
+
+@pytest.mark.parametrize(("protocol", "path"), all_fixtures(), ids=lambda v: getattr(v, "name", v))
+def test_every_recording_round_trips(protocol: str, path: Path) -> None:
+    """Encoded, then decoded: the text and reasoning are the provider's, in order; each call
+    has its id, name and final input (or its error, and the raw text); the raw JSON text of
+    every call is the provider's, byte for byte; the message id and finish reason are the
+    result's."""
+    acc: Any = PROTOCOLS[protocol]()
+    texts = {False: "", True: ""}
+    error: StreamError | None = None
+    try:
+        for update in acc.updates(path.read_bytes()):
+            if update.text and (protocol != "chat" or update.index == 0):
+                texts[update.thinking] += update.text
+    except StreamError as exc:
+        error = exc
+    body = encode(protocol, path)
+    dec = UIMessageAccumulator()
+    try:
+        dec.read(body)
+    except StreamError as exc:
+        assert error is not None and exc.message == str(error)
+    else:
+        assert error is None
+    message = dec.message
+    assert message is not None and message["id"] == acc.result["id"]
+    parts = message["parts"]
+    assert parts[0] == {"type": "step-start"}
+    got = {False: "", True: ""}
+    for part in parts:
+        if part["type"] in ("text", "reasoning"):
+            got[part["type"] == "reasoning"] += part["text"]
+            assert part["state"] == "done"
+    assert got == texts
+    sent = acc.tools if protocol != "chat" else dict(enumerate(acc.tool_calls(0)))
+    calls = [p for p in parts if p["type"].startswith("tool-")]
+    assert len(calls) == len(sent) == len(dec.tools)
+    for (_, tool), part, back in zip(sorted(sent.items()), calls, dec.tool_calls(), strict=True):
+        assert part["type"] == f"tool-{tool.name}" and part["toolCallId"] == tool.id
+        assert back.raw == tool.raw and back.id == tool.id
+        if tool.complete:
+            assert part["state"] == "input-available" and back.complete
+            assert_same_json(tool.final(), part["input"], path.name)
+            assert_same_json(tool.final(), back.final(), path.name)
+        else:
+            assert part["state"] == "output-error" and part["rawInput"] == tool.raw
+            assert not back.complete and part["errorText"]
+    assert dec.finish_reason == (None if error else vercel.finish_reason_of(acc.result))
+    assert dec.done == (error is None)  # the decoder stops at the error chunk
+
+
+# --------------------------------------------------------------------------- the encoder
+
+
+def chunks_of(body: str) -> list[Any]:
+    events = SSEDecoder().feed(body)
+    return [e.data if e.data == "[DONE]" else json.loads(e.data) for e in events]
+
+
+def test_headers_and_framing() -> None:
+    assert vercel.HEADERS["x-vercel-ai-ui-message-stream"] == "v1"
+    assert vercel.HEADERS["content-type"] == "text/event-stream"
+    assert "connection" not in vercel.HEADERS  # hop-by-hop: refused by WSGI servers
+    body = list(vercel.ui_message_stream([], message_id="m1"))
+    assert body[-1] == vercel.DONE == "data: [DONE]\n\n"
+    assert all(e.startswith("data: ") and e.endswith("\n\n") and e.count("\n") == 2 for e in body)
+    assert chunks_of("".join(body)) == [
+        {"type": "start", "messageId": "m1"},
+        {"type": "start-step"},
+        {"type": "finish-step"},
+        {"type": "finish"},
+        "[DONE]",
+    ]
+
+
+def test_dump_is_json_without_recursion_and_valid_utf8() -> None:
+    value = {"a": [1, 2.5, -0.0, 1e300, True, None, 'x\n"\\\u2028é😀'], "": {}}
+    assert json.loads(vercel.dump(value)) == value
+    assert vercel.dump(value) == json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    deep_text = vercel.dump(deep(100_000))
+    assert deep_text == "[" * 100_001 + "]" * 100_001
+    lone = vercel.dump("\ud83d then \ude00")
+    assert lone == '"\\ud83d then \\ude00"' and lone.encode("utf-8")
+    for bad in (float("nan"), float("inf")):
+        with pytest.raises(ValueError):
+            vercel.dump([bad])
+    with pytest.raises(TypeError):
+        vercel.dump({1: 2})
+    with pytest.raises(TypeError):
+        vercel.dump(object())
+
+
+@pytest.mark.parametrize(
+    ("result", "reason"),
+    [
+        ({"stop_reason": "end_turn"}, "stop"),
+        ({"stop_reason": "tool_use"}, "tool-calls"),
+        ({"stop_reason": "max_tokens"}, "length"),
+        ({"stop_reason": "pause_turn"}, "other"),
+        ({"stop_reason": None}, None),
+        ({"choices": [{"finish_reason": "tool_calls"}]}, "tool-calls"),
+        ({"choices": [{"finish_reason": "content_filter"}]}, "content-filter"),
+        ({"choices": []}, None),
+        ({"status": "completed", "output": [{"type": "function_call"}]}, "tool-calls"),
+        ({"status": "completed", "output": [{"type": "message"}]}, "stop"),
+        ({"status": "incomplete", "incomplete_details": {"reason": "max_output_tokens"}}, "length"),
+        ({"status": "failed"}, "error"),
+        ({"stopReason": "guardrail_intervened"}, "content-filter"),
+        ({"candidates": [{"finishReason": "MAX_TOKENS"}]}, "length"),
+        (None, None),
+    ],
+)
+def test_finish_reason_of(result: Any, reason: str | None) -> None:
+    assert vercel.finish_reason_of(result) == reason
+
+
+def test_a_call_starts_once_its_name_is_known() -> None:
+    """A Chat Completions call whose first delta has only an id waits for its name; a call
+    with no id gets one of ours; text after a call is a new part."""
+    acc = ChatCompletionAccumulator()
+    encoder = UIMessageEncoder(message_id="m")
+    deltas: list[dict[str, Any]] = [
+        {"content": "Hi"},
+        {"tool_calls": [{"index": 0, "type": "function"}]},
+        {"tool_calls": [{"index": 0, "function": {"name": "f", "arguments": '{"a"'}}]},
+        {"tool_calls": [{"index": 0, "function": {"arguments": ": 1}"}}]},
+        {"content": " again"},
+    ]
+    out: list[dict[str, Any]] = []
+    for delta in deltas:
+        for update in acc.feed({"choices": [{"index": 0, "delta": delta}]}):
+            out += encoder.encode(update)
+    for update in acc.feed({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}):
+        out += encoder.encode(update)
+    out += encoder.finish("stop")
+    kinds = [c["type"] for c in out]
+    assert kinds == [
+        "start", "start-step", "text-start", "text-delta", "text-end", "tool-input-start",
+        "tool-input-delta", "tool-input-delta", "text-start", "text-delta",
+        "tool-input-available", "text-end", "finish-step", "finish",
+    ]  # fmt: skip
+    start = out[5]
+    assert start == {"type": "tool-input-start", "toolCallId": "call-1", "toolName": "f"}
+    assert out[10]["input"] == {"a": 1} and out[-1]["finishReason"] == "stop"
+    assert out[2]["id"] != out[8]["id"]
+    with pytest.raises(ValueError, match="ended"):
+        encoder.encode(Update("x"))
+    with pytest.raises(ValueError, match="not one of"):
+        UIMessageEncoder().finish("end_turn")
+
+
+def test_a_stream_error_ends_the_body_with_an_error_chunk() -> None:
+    path = ROOT / "anthropic" / "error_mid_stream.sse"
+    acc = PROTOCOLS["anthropic"]()
+    body = "".join(
+        vercel.ui_message_stream(
+            acc.updates(path.read_bytes()), accumulator=acc, on_error=lambda e: "hidden"
+        )
+    )
+    chunks = chunks_of(body)
+    assert [c if c == "[DONE]" else c["type"] for c in chunks[-5:]] == [
+        "tool-input-error", "error", "finish-step", "finish", "[DONE]",
+    ]  # fmt: skip
+    assert chunks[-4] == {"type": "error", "errorText": "hidden"}
+    assert chunks[-2] == {"type": "finish", "finishReason": "error"}
+    assert "failed before" in chunks[-5]["errorText"]
+
+
+def test_a_value_that_breaks_its_schema_is_sent_as_a_value() -> None:
+    path = ROOT / "anthropic" / "schema_tool_enum.sse"
+    request = ROOT / "anthropic" / "schemas" / "schema_tool_enum.request.json"
+    acc = PROTOCOLS["anthropic"](tools=json.loads(request.read_text(encoding="utf-8"))["tools"])
+    chunks = chunks_of("".join(vercel.ui_message_stream(acc.updates(path.read_bytes()))))
+    errors = [c for c in chunks if c != "[DONE]" and c["type"] == "tool-input-error"]
+    assert len(errors) == 1 and errors[0]["input"]["unit"] == "kelvin"
+    assert "breaks its schema" in errors[0]["errorText"]
+
+
+def test_only_the_first_choice_of_several() -> None:
+    path = ROOT / "openai" / "chat_schema_structured.sse"
+    dec = UIMessageAccumulator().read(encode("chat", path))
+    acc = ChatCompletionAccumulator().read(path.read_bytes())
+    texts = [p["text"] for p in dec.message["parts"] if p["type"] == "text"]  # type: ignore[index]
+    assert texts == [acc.completion["choices"][0]["message"]["content"]]
+
+
+def test_the_async_twin_gives_the_same_body() -> None:
+    path = ROOT / "openai" / "responses_function_call.sse"
+
+    async def collect() -> str:
+        acc = PROTOCOLS["responses"]()
+        parts = [p async for p in vercel.aui_message_stream(acc.aupdates(path.read_bytes()),
+                                                              accumulator=acc)]  # fmt: skip
+        return "".join(parts)
+
+    assert asyncio.run(collect()) == encode("responses", path)
+
+
+# --------------------------------------------------------------------------- the decoder
+
+
+def test_replay_detects_and_plays_a_ui_message_stream(capsys: pytest.CaptureFixture[str]) -> None:
+    path = FIXTURES / "from_anthropic_text_then_write_file.sse"
+    assert cli.main(["replay", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "╭─ write_file" in out and "✓ final: strictly parsed" in out
+    assert cli.main(["replay", str(path), "--json"]) == 0
+    assert_same_json(expected(path.stem)["message"], json.loads(capsys.readouterr().out), path.name)
+    assert cli.main(["replay", str(FIXTURES / "error_chunk.sse")]) == 1
+    assert "Overloaded: try again later" in capsys.readouterr().err
+
+
+def test_detection() -> None:
+    assert UIMessageAccumulator.looks_like({"type": "text-delta"})
+    assert UIMessageAccumulator.looks_like({"type": "data-weather"})
+    assert not UIMessageAccumulator.looks_like({"type": "error"})  # several protocols' own
+    assert not UIMessageAccumulator.looks_like({"type": "message_start"})
+    assert PROTOCOLS["ui-message"] is UIMessageAccumulator
+
+
+def test_a_server_refusal_makes_a_whole_input_unfit() -> None:
+    acc = UIMessageAccumulator().read(FIXTURES.joinpath("tool_outputs.sse").read_bytes())
+    refused = acc.tools[4]
+    assert refused.raw and refused.error is None and refused.status == "invalid"
+    with pytest.raises(ToolInputError, match="party_size: expected a number"):
+        refused.final()
+    assert acc.tools[6].final() == {"zone": "America/Toronto"}  # sent whole, never streamed
+
+
+@pytest.mark.parametrize(
+    ("chunks", "message"),
+    [
+        ([{"type": "text-delta", "id": "x", "delta": "a"}], "text part 'x', which is not open"),
+        ([{"type": "text-start", "id": 1}], "the part id is 1, not a string"),
+        ([{"type": "tool-input-delta", "toolCallId": "c", "inputTextDelta": "{"}], "not started"),
+        ([{"type": "tool-output-available", "toolCallId": "c"}], "which has no input"),
+        (
+            [
+                {"type": "tool-input-start", "toolCallId": "c", "toolName": "f"},
+                {"type": "tool-input-start", "toolCallId": "c", "toolName": "f"},
+            ],
+            "a second tool-input-start",
+        ),
+        (
+            [
+                {"type": "tool-input-available", "toolCallId": "c", "toolName": "f", "input": {}},
+                {"type": "tool-input-available", "toolCallId": "c", "toolName": "f", "input": {}},
+            ],
+            "whose input has ended",
+        ),
+        (
+            [{"type": "start", "messageId": "a"}, {"type": "start", "messageId": "b"}],
+            "a start for message 'b' in message 'a'",
+        ),
+        (["[DONE]", {"type": "start"}], "start after the end of the stream"),
+        (["[DONE]", "[DONE]"], "a second [DONE]"),
+        ([{"type": "text-start", "id": "t", "providerMetadata": {"a": 1}}], "not an object"),
+        ([{"type": "error", "errorText": "boom"}], "error: boom"),
+    ],
+)
+def test_what_the_client_would_throw_on_is_a_stream_error(chunks: list[Any], message: str) -> None:
+    acc = UIMessageAccumulator()
+    with pytest.raises(StreamError, match=message.replace("[", r"\[")):
+        for chunk in chunks:
+            acc.feed(chunk)
+
+
+# --------------------------------------------------------------------------- hostile input
+
+ID = st.sampled_from(["a", "b", "c1"])
+UI_CHUNKS = st.one_of(
+    typed(
+        [*sorted(vercel.CHUNK_TYPES), "data-x"],
+        {
+            "id": st.one_of(ID, TEXT),
+            "delta": TEXT,
+            "toolCallId": ID,
+            "toolName": TEXT,
+            "inputTextDelta": st.sampled_from(['{"a": ', "1}", "", "x", ' "b"', '"\\u001b]52']),
+            "input": VALUE,
+            "output": VALUE,
+            "errorText": TEXT,
+            "dynamic": st.booleans(),
+            "providerExecuted": st.booleans(),
+            "preliminary": st.booleans(),
+            "transient": st.booleans(),
+            "providerMetadata": st.one_of(st.just({"p": {"k": 1}}), VALUE),
+            "messageId": st.one_of(ID, INDEX),
+            "messageMetadata": st.one_of(st.just({"u": {"n": 1}}), VALUE),
+            "finishReason": st.sampled_from(["stop", "tool-calls"]),
+            "data": VALUE,
+            "url": TEXT,
+            "sourceId": TEXT,
+            "mediaType": TEXT,
+            "title": TEXT,
+        },
+    ),
+    st.just("[DONE]"),
+)
+UI_START = {"type": "start", "messageId": "m"}
+
+
+@settings(max_examples=examples(150), suppress_health_check=[HealthCheck.too_slow])
+@given(events=st.lists(UI_CHUNKS, max_size=10), started=st.booleans())
+@example(
+    events=[
+        {
+            "type": "tool-input-error",
+            "toolCallId": "a",
+            "toolName": "f",
+            "errorText": "x",
+            "input": float("inf"),
+        },
+        {"type": "data-x", "id": "a", "data": 1},
+        {"type": "data-x", "id": "a"},
+    ],
+    started=True,
+)
+def test_hostile_chunks(events: list[Any], started: bool) -> None:
+    check(UIMessageAccumulator, UI_START if started else None, events)
+
+
+@pytest.mark.parametrize(
+    "events",
+    [
+        [
+            {"type": "tool-input-start", "toolCallId": "a", "toolName": "f"},
+            {"type": "tool-input-delta", "toolCallId": "a", "inputTextDelta": '{"a": '},
+            {"type": "tool-input-available", "toolCallId": "a", "toolName": "f", "input": DEEP},
+            {"type": "tool-input-delta", "toolCallId": "a", "inputTextDelta": "1}"},
+        ],
+        [
+            {"type": "message-metadata", "messageMetadata": {"u": {"n": 1}}},
+            {"type": "finish", "messageMetadata": {"u": {"n": DEEP}, "__proto__": 1}},
+        ],
+        [
+            {"type": "data-x", "id": "a", "data": DEEP},
+            {
+                "type": "tool-input-error",
+                "toolCallId": "b",
+                "toolName": "f",
+                "errorText": "x",
+                "input": DEEP,
+            },
+        ],
+    ],
+    ids=["deep input", "deep metadata", "deep data and error input"],
+)
+def test_data_deeper_than_the_recursion_limit(events: list[Any]) -> None:
+    """(Outside hypothesis, which would print the examples with recursion.)"""
+    check(UIMessageAccumulator, UI_START, events)
