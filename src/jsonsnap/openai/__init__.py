@@ -16,16 +16,24 @@ either in either) and check each call's arguments against its function's ``param
 stream; and its structured output format (``output_schema=``: ``response_format``,
 ``text.format``, or a dataclass or pydantic model), whose answer text they parse live into
 ``.structured`` (per choice for Chat Completions: ``structured_output(choice)``).
+
+``ChatCompletionAccumulator(compatible=...)`` reads the streams of OpenAI-compatible servers
+(vLLM, Ollama, Groq, OpenRouter, DeepSeek...): each departure from OpenAI's wire format it
+reads is a :class:`Quirk` (``acc.quirks``, and each call's ``tool.quirks``).
 """
 
 from __future__ import annotations
 
 from ..streams import StreamError, ToolInput, ToolInputError, Update
+from ._compat import QUIRKS, ChatToolInput, Quirk
 from .chat import ChatCompletionAccumulator
 from .responses import ResponseAccumulator
 
 __all__ = [
+    "QUIRKS",
     "ChatCompletionAccumulator",
+    "ChatToolInput",
+    "Quirk",
     "ResponseAccumulator",
     "StreamError",
     "ToolInput",
@@ -33,6 +41,6 @@ __all__ = [
     "Update",
 ]
 
-for _cls in (ChatCompletionAccumulator, ResponseAccumulator):
+for _cls in (ChatCompletionAccumulator, ResponseAccumulator, ChatToolInput, Quirk):
     _cls.__module__ = __name__
 del _cls

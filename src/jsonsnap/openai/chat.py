@@ -15,6 +15,18 @@ chunk that carries it. An ``{"error": ...}`` payload raises :class:`StreamError`
 A chunk is checked whole before it changes anything: each field of a choice's delta goes to its
 handler (the table ``_FIELDS``), which checks it and returns the step that applies it; the steps
 run once every field of every choice has passed.
+
+The compatible profile (``compatible=``; the pieces that need no state are in ``_compat``)
+reads what OpenAI-compatible servers send. What only such a server sends is read in every
+mode but ``compatible=False``, and turns the profile on (``compatible=None``, the default):
+an SSE comment sent as data (``data: : keepalive``, skipped), ``arguments`` as a JSON object
+(written as JSON text), ``reasoning_details`` (merged by ``index``), a vendor's chunk field
+(``x_groq``, ``system_fingerprint: fp_ollama``). What OpenAI's own stream could mean otherwise
+is read so only with the profile on: a new ``id`` at the index of a call whose arguments are
+complete starts a new call (at the next free index; before they are complete it is a server
+that changes ids, and continues the call); at a call's end, arguments that are one text
+twice (``XX``) keep ``X``, and several values glued together become one call each. Every
+such change is a :class:`Quirk` in ``quirks`` (and in the call's ``ChatToolInput.quirks``).
 """
 
 from __future__ import annotations
@@ -22,9 +34,15 @@ from __future__ import annotations
 import bisect
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
+from types import NoneType
 from typing import Any, ClassVar
 
+from .. import JSONDecodeError, loads
+from .._streams import describe
+from ..sse import ServerSentEvent
 from ..streams import Accumulator, StreamError, ToolInput, Update
+from . import _compat
+from ._compat import ChatToolInput, Quirk
 
 #: Message fields whose deltas are pieces of text, and whether they are reasoning.
 _TEXT_FIELDS = {"content": False, "refusal": False, "reasoning_content": True, "reasoning": True}
@@ -34,6 +52,10 @@ _TEXT_FIELDS = {"content": False, "refusal": False, "reasoning_content": True, "
 _CHOICE_FIELDS = frozenset({"index", "delta", "logprobs", "finish_reason", "message"})
 #: Completion fields taken from the chunks as they come (``usage`` only when not null).
 _COMPLETION_FIELDS = ("id", "created", "model", "system_fingerprint", "service_tier")
+
+#: The most values glued in one call's arguments that are split into calls (more are left
+#: as they are, ``"invalid"``: a server glues a few parallel calls, not thousands).
+_MOST_GLUED = 16
 
 #: A checked change to one choice, applied once the whole chunk has been checked.
 Step = Callable[["_Choice"], list[Update]]
@@ -53,9 +75,19 @@ class _Choice:
         #: The tool call dicts of the message, their kinds and their inputs, by index.
         self.calls: dict[int, dict[str, Any]] = {}
         self.kinds: dict[int, str] = {}
-        self.tools: dict[int, ToolInput] = {}
+        self.tools: dict[int, ChatToolInput] = {}
         self.order: list[int] = []  # the tool call indices, sorted
         self.ids: dict[str, int] = {}
+        #: The compatible profile's bookkeeping: the call each index the server gave last
+        #: named, the calls placed at an index the server did not give, the call that had
+        #: the last delta, the calls that got deltas under another id than theirs (never split:
+        #: their text may be two calls' mixed), and the place of each reasoning_details entry
+        #: by its index.
+        self.server: dict[int, int] = {}
+        self.moved: set[int] = set()
+        self.last: int | None = None
+        self.mixed: set[int] = set()
+        self.details: dict[int, int] = {}
         #: The arguments of a legacy ``function_call`` (the ``functions`` API), if any.
         self.function: ToolInput | None = None
         self.finished = False
@@ -70,6 +102,7 @@ class _CallDelta:
     type: str | None
     name: str | None  # of the function, or of the custom tool
     arguments: str  # a piece of the function's arguments
+    whole: bool  # the arguments came as a JSON object (written here as text)
     input: str  # a piece of the custom tool's input
     call: Mapping[str, Any]
 
@@ -98,6 +131,14 @@ class ChatCompletionAccumulator(Accumulator):
 
     ``tools`` holds choice 0's tool calls by index, ``tool_calls(choice)`` a choice's calls in
     order; with ``output_schema=``, ``structured_output(choice)`` checks each choice's answer.
+
+    ``compatible``: the profile for OpenAI-compatible servers (vLLM, Ollama, Groq, OpenRouter,
+    DeepSeek, LM Studio, llama.cpp, gateways). ``None`` (the default): off until the stream
+    shows it comes from such a server, then on; ``True``: on from the start; ``False``: the
+    OpenAI wire format only, anything else a :class:`StreamError`. ``compatible`` (the
+    attribute) says whether it is on, ``compatible_reason`` why, ``quirks`` what it did.
+    It does not imply ``repair=``: the profile reads the server's envelope, ``repair`` the
+    model's JSON.
     """
 
     protocol = "chat"
@@ -111,7 +152,28 @@ class ChatCompletionAccumulator(Accumulator):
     ) | {"tool_calls.function.arguments.delta", "tool_calls.function.arguments.done"}
     _SDK_WRAPPERS: ClassVar[Mapping[str, str]] = {"chunk": "chunk"}
 
+    def __init__(
+        self,
+        *,
+        compatible: bool | None = None,
+        tools: Any = None,
+        output_schema: Any = None,
+        repair: Any = False,
+    ) -> None:
+        if compatible is not None and type(compatible) is not bool:
+            raise TypeError(
+                "compatible= takes True, False, or None (chosen from the stream), "
+                f"not {describe(compatible)}"
+            )
+        self._mode = compatible
+        super().__init__(tools=tools, output_schema=output_schema, repair=repair)
+
     def _begin(self) -> None:
+        #: What the compatible profile did, in the order it did it (see ``_compat.QUIRKS``).
+        self.quirks: list[Quirk] = []
+        self._on = self._mode is True
+        #: Why the compatible profile is on (``None``: it is not).
+        self.compatible_reason: str | None = "compatible=True" if self._on else None
         #: The completion so far, shaped as a non-streamed ``chat.completion``.
         self.completion: dict[str, Any] = {
             "id": None,
@@ -124,6 +186,39 @@ class ChatCompletionAccumulator(Accumulator):
         self._choices: dict[int, _Choice] = {}
         self._order: list[int] = []  # the choice indices, sorted
         self._seen = False
+        self._echoed = False  # the choice being checked has reasoning text beside its details
+
+    @property
+    def compatible(self) -> bool:
+        """Whether the compatible profile is on: ``compatible=True``, or (the default) since
+        the stream showed it comes from an OpenAI-compatible server."""
+        return self._on
+
+    def _turn_on(self, reason: str) -> None:
+        if not self._on and self._mode is None:
+            self._on = True
+            self.compatible_reason = reason
+
+    def _note(self, quirk: Quirk, tool: ToolInput | None = None) -> None:
+        self.quirks.append(quirk)
+        if isinstance(tool, ChatToolInput):
+            tool.quirks.append(quirk)
+
+    def _tool(self, index: int, name: str, id: str | None = None) -> ChatToolInput:
+        return ChatToolInput(index, name, id, schemas=self.schemas, repair=self._repair)
+
+    def _data_of(self, event: Any) -> Mapping[str, Any] | str | None:
+        if (
+            isinstance(event, ServerSentEvent)
+            and self._mode is not False
+            and _compat.is_comment(event.data)
+        ):  # a gateway's keep-alive, as data: nothing to apply (after [DONE] too)
+            if self._closed:
+                raise StreamError("an event after close()")
+            self._turn_on("an SSE comment sent as data (data: : keepalive)")
+            self._note(Quirk("comment_data"))
+            return None
+        return super()._data_of(event)
 
     @classmethod
     def looks_like(cls, data: Mapping[str, Any]) -> bool:
@@ -162,7 +257,7 @@ class ChatCompletionAccumulator(Accumulator):
         return None if state is None else state.function
 
     @staticmethod
-    def _tools_of(state: _Choice) -> Iterator[tuple[int, ToolInput]]:
+    def _tools_of(state: _Choice) -> Iterator[tuple[int, ChatToolInput]]:
         tools = state.tools
         for index in state.order:
             if index in tools:
@@ -207,10 +302,58 @@ class ChatCompletionAccumulator(Accumulator):
             ends.append(("function_call_done", None, state.message, state.function))
         updates = []
         for event, index, block, tool in ends:
-            changed = self._end(tool)
+            raw: str | None = None
+            more: list[Update] = []
+            if self._on and index is not None and tool.glued and not tool.ended:
+                raw, more = self._unglue(state, index, tool)
+            changed = self._end(tool, raw)
             if changed is not None:
                 updates.append(Update(event, index, block, tool=tool, changed=changed))
+            updates += more
         return updates
+
+    def _unglue(
+        self, state: _Choice, index: int, tool: ToolInput
+    ) -> tuple[str | None, list[Update]]:
+        """A call whose arguments are several JSON values glued together, at its end: the text
+        of the first, which the call keeps, and the updates of a new call for each of the
+        others (or ``None`` and none: the values are not all whole, there are too many of them
+        to be calls, or deltas under several ids made the text: the call stays
+        ``"invalid"``). Arguments that are one text twice are that text once."""
+        raw = tool.raw
+        spans = _compat.value_spans(raw)
+        if index in state.mixed or not 2 <= len(spans) <= _MOST_GLUED:
+            return None, []
+        texts = [raw[a:b] for a, b in spans]
+        try:
+            for text in texts:
+                loads(text, repair=self._repair)
+        except JSONDecodeError:
+            return None, []
+        choice = state.choice["index"]
+        entry = state.calls[index]
+        entry["function"]["arguments"] = texts[0]
+        if len(texts) == 2 and texts[0] == texts[1]:
+            self._note(Quirk("doubled_arguments", choice, index, f"{len(texts[0])} chars"), tool)
+            return texts[0], []
+        self._note(Quirk("glued_calls", choice, index, f"{len(texts)} values"), tool)
+        updates = []
+        for k, text in enumerate(texts[1:], 1):
+            new = state.order[-1] + 1
+            call_id = None if entry["id"] is None else f"{entry['id']}_{k}"
+            block = self._new_call(state, new, "function")
+            block["id"] = call_id
+            if call_id is not None:
+                state.ids[call_id] = new
+            split = state.tools[new]
+            split.id = call_id
+            self._note(Quirk("glued_calls", choice, new, f"value {k + 1} of call {index}"), split)
+            updates.append(
+                self._function("tool_call", new, block, split, entry["function"]["name"], text)
+            )
+            changed = self._end(split)
+            updates.append(Update("tool_call_done", new, block, tool=split, changed=bool(changed)))
+        return texts[0], updates
 
     # -- a chunk: every field checked, then applied -----------------------------------------
 
@@ -222,8 +365,11 @@ class ChatCompletionAccumulator(Accumulator):
             self._mapping(usage, "the usage")
         finishing: set[int] = set()
         plans = [self._choice(choice, finishing) for choice in choices]
+        reason = None if self._mode is not None else _compat.marker(chunk)
         # Nothing below can fail: the chunk is applied whole.
         self._seen = True
+        if reason is not None:
+            self._turn_on(reason)
         completion = self.completion
         for key in _COMPLETION_FIELDS:
             value = chunk.get(key)
@@ -258,6 +404,10 @@ class ChatCompletionAccumulator(Accumulator):
         finished = index in finishing or (state is not None and state.finished)
         delta = choice.get("delta")
         delta = {} if delta is None else self._mapping(delta, "the delta")
+        # OpenRouter sends its reasoning twice, as text and as details: shown once.
+        self._echoed = any(
+            isinstance(delta.get(key), str) for key in ("reasoning", "reasoning_content")
+        )
         steps = []
         for key, value in delta.items():
             field = self._FIELDS.get(key)
@@ -343,11 +493,23 @@ class ChatCompletionAccumulator(Accumulator):
         call = self._mapping(call, "a tool call")
         index = call.get("index")
         bodies = []
+        whole = False
         for part, text in (("function", "arguments"), ("custom", "input")):
             body = call.get(part)
             body = {} if body is None else self._mapping(body, part)
             name = self._opt_str(body.get("name"), f"the {part} name")
-            bodies.append((name, self._opt_str(body.get(text), f"the {part} {text}") or ""))
+            piece = body.get(text)
+            if (
+                part == "function"
+                and self._mode is not False
+                and not isinstance(piece, (str, NoneType))
+            ):
+                try:  # Ollama: the arguments whole, as an object
+                    piece = _compat.dump_arguments(piece)
+                except StreamError as exc:
+                    raise self._malformed(str(exc)) from None
+                whole = True
+            bodies.append((name, self._opt_str(piece, f"the {part} {text}") or ""))
         kind = self._opt_str(call.get("type"), "the tool call type")
         (function, arguments), (custom, text) = bodies
         return _CallDelta(
@@ -356,6 +518,7 @@ class ChatCompletionAccumulator(Accumulator):
             kind,
             custom if kind == "custom" else function,
             arguments,
+            whole,
             text,
             call,
         )
@@ -369,11 +532,64 @@ class ChatCompletionAccumulator(Accumulator):
             return state.order[-1] + 1 if state.order else 0  # a new call
         return state.order[-1] if state.order else 0  # more of the last call
 
+    def _compatible_index(self, state: _Choice, delta: _CallDelta) -> tuple[int, bool]:
+        """The call a delta is for, by the compatible profile's rules (see the module's
+        docstring), and whether it is a new call at the index of a finished one."""
+        free = state.order[-1] + 1 if state.order else 0
+        if delta.id is not None and delta.id in state.ids:
+            return state.ids[delta.id], False
+        if delta.index is None:
+            last = state.last
+            if last is None or (delta.id is not None and self._finished(state, last)):
+                return free, False
+            return last, False  # no index: more of the last call, even under a new id
+        index = state.server.get(delta.index)
+        if index is None:  # an index not seen: the call goes there, unless a moved call is
+            if delta.index in state.moved:
+                return free, False
+            index = delta.index
+        entry = state.calls.get(index)
+        known = None if entry is None else entry["id"]
+        if delta.id is not None and known not in (None, delta.id) and self._finished(state, index):
+            return free, True
+        return index, False  # (a server that changes the id in every chunk: the same call)
+
+    @staticmethod
+    def _finished(state: _Choice, index: int) -> bool:
+        """Whether a call's arguments are a whole JSON value (its text could end there)."""
+        tool = state.tools.get(index)
+        return (
+            tool is not None
+            and tool.error is None
+            and not tool.glued
+            and tool.is_complete(())  # (nothing shown yet is not complete)
+        )
+
     def _tool_call(self, state: _Choice, delta: _CallDelta) -> Update:
-        index = self._call_index(state, delta)
+        if delta.whole:
+            self._turn_on("arguments sent as a JSON object")
+        reused = False
+        if self._on:
+            index, reused = self._compatible_index(state, delta)
+        else:
+            index = self._call_index(state, delta)
         entry = state.calls.get(index)
         if entry is None:
             entry = self._new_call(state, index, delta.type or "function")
+        choice = state.choice["index"]
+        if delta.index is not None:
+            state.server[delta.index] = index
+            if index != delta.index:
+                state.moved.add(index)
+        state.last = index
+        if delta.id is not None and entry["id"] not in (None, delta.id):
+            state.mixed.add(index)
+        tool_input = state.tools.get(index)
+        if reused:
+            detail = f"id {delta.id!r} at index {delta.index}"
+            self._note(Quirk("reused_index", choice, index, detail), tool_input)
+        if delta.whole:
+            self._note(Quirk("arguments_object", choice, index), tool_input)
         if entry["id"] is None and delta.id:
             entry["id"] = delta.id
             state.ids[delta.id] = index
@@ -439,6 +655,29 @@ class ChatCompletionAccumulator(Accumulator):
 
         return step
 
+    def _reasoning_details(self, index: int, key: str, value: Any, finished: bool) -> Step:
+        """OpenRouter's ``reasoning_details``: pieces merged by their ``index`` into the
+        message's list, their text reasoning (unless the delta's ``reasoning`` said it)."""
+        if self._mode is False:
+            return _other(key, value)
+        pieces = _compat.check_details(value, self._kind)
+        if pieces and finished:
+            raise self._after_finish(index, key)
+        echoed = self._echoed
+
+        def step(state: _Choice) -> list[Update]:
+            self._turn_on("reasoning_details (OpenRouter)")
+            message = state.message
+            kept = message.get(key)
+            if not isinstance(kept, list):
+                kept = message[key] = []
+            text = _compat.merge_details(kept, state.details, pieces)
+            if not text or echoed:
+                return []
+            return [Update(key, index, message, key, text, thinking=True)]
+
+        return step
+
     _HANDLERS: ClassVar[Mapping[str, Callable[..., list[Update]]]] = {
         "chunk": _chunk,
         "error": _error_payload,
@@ -448,4 +687,5 @@ class ChatCompletionAccumulator(Accumulator):
         "role": _role,
         "tool_calls": _tool_calls,
         "function_call": _function_call,
+        "reasoning_details": _reasoning_details,
     }

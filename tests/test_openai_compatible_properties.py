@@ -1,0 +1,212 @@
+"""Generated streams for the compatible profile: the calls meant, whatever the quirks.
+
+Hypothesis draws a few calls (a name, an id, arguments as a JSON object) and a server that
+sends them with quirks, call by call: the Ollama style (each call whole in one chunk, at
+index 0 or without an index, its arguments a string or an object) or the vLLM / Groq / gateway
+style (each call at its own index: in pieces cut at random points, whole, as an object, the
+whole text sent again at the end, or glued to the next call's text), with keep-alives sent as
+data between any two chunks. The body is cut at random byte offsets and read with
+``compatible=True``: every call meant is there, once, complete, with its id (a call glued to
+the one before gets that one's id and ``_1``), its name and its arguments.
+
+Then the hostile property of ``test_stream_errors.py`` (its helpers), for chunks with the
+quirks the profile reads: only :class:`StreamError` escapes, a rejected chunk changes nothing,
+memory stays proportional to the input.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hypothesis import HealthCheck, assume, example, given, settings
+from hypothesis import strategies as st
+
+from effort import examples
+from jsonsnap.openai import ChatCompletionAccumulator
+from recordings import random_pieces
+from test_stream_errors import CHUNKS, INDEX, TEXT, VALUE, check, shaped
+
+NAMES = st.sampled_from(["get_weather", "write_file", "f"])
+SCALAR = st.one_of(
+    st.integers(-1000, 10**6),
+    st.booleans(),
+    st.none(),
+    st.text('ab "\\\n\u00e9\U0001f600', max_size=8),
+)
+ARGS = st.dictionaries(
+    st.sampled_from(["path", "city", "n", "tags", "ok"]),
+    st.one_of(
+        SCALAR, st.lists(SCALAR, max_size=3), st.dictionaries(st.just("k"), SCALAR, max_size=1)
+    ),
+    max_size=4,
+)
+OLLAMA = ["index_zero", "no_index", "index_zero_object", "no_index_object"]
+INDEXED = ["pieces", "whole", "object", "doubled", "glued"]
+
+
+def dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def chunk(*calls: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+    delta = {"tool_calls": list(calls)} if calls else {}
+    return {
+        "id": "chatcmpl-p",
+        "object": "chat.completion.chunk",
+        "created": 1,
+        "model": "m",
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+    }
+
+
+@st.composite
+def streams(draw: st.DrawFn) -> tuple[bytes, list[tuple[str, str, Any]]]:
+    """A body and the calls it means, as ``(id, name, arguments)``."""
+    count = draw(st.integers(1, 4))
+    ollama = draw(st.booleans())
+    meant: list[tuple[str, str, Any]] = []
+    glued_after: list[tuple[str, str, Any]] = []  # calls split from a glued text: placed last
+    chunks: list[dict[str, Any]] = [chunk()]
+    k = 0
+    while k < count:
+        call_id, name, args = f"call_{k}", draw(NAMES), draw(ARGS)
+        text = dumps(args)
+        quirk = draw(st.sampled_from(OLLAMA if ollama else INDEXED))
+        meant.append((call_id, name, args))
+        if ollama:
+            entry: dict[str, Any] = {"id": call_id, "type": "function"}
+            if quirk.startswith("index_zero"):
+                entry["index"] = 0
+            arguments: Any = args if quirk.endswith("object") else text
+            entry["function"] = {"name": name, "arguments": arguments}
+            chunks.append(chunk(entry))
+            k += 1
+            continue
+        head = {"index": k, "id": call_id, "type": "function"}
+        if quirk in ("whole", "object"):
+            arguments = args if quirk == "object" else text
+            chunks.append(chunk({**head, "function": {"name": name, "arguments": arguments}}))
+            k += 1
+            continue
+        if quirk == "glued" and k + 1 < count:
+            other = draw(ARGS)
+            assume(dumps(other) != text)
+            glued_after.append((f"{call_id}_1", name, other))
+            text += dumps(other)
+            count -= 1  # the next call is in this one's text
+        chunks.append(chunk({**head, "function": {"name": name, "arguments": ""}}))
+        cuts = sorted(draw(st.lists(st.integers(0, len(text)), max_size=6)))
+        for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True):
+            if b > a:
+                chunks.append(chunk({"index": k, "function": {"arguments": text[a:b]}}))
+        if quirk == "doubled":
+            chunks.append(chunk({"index": k, "function": {"arguments": text}}))
+        k += 1
+    chunks.append(chunk(finish="tool_calls"))
+    lines = [f"data: {dumps(c)}\n\n" for c in chunks] + ["data: [DONE]\n\n"]
+    keepalives = draw(st.lists(st.integers(0, len(lines)), max_size=4))
+    for place in sorted(keepalives, reverse=True):
+        lines.insert(place, "data: : keepalive\n\n")
+    return "".join(lines).encode(), meant + glued_after
+
+
+@settings(max_examples=examples(150), suppress_health_check=[HealthCheck.too_slow])
+@given(stream=streams(), seed=st.integers(0, 2**16))
+def test_the_calls_meant_whatever_the_quirks(
+    stream: tuple[bytes, list[tuple[str, str, Any]]], seed: int
+) -> None:
+    body, meant = stream
+    acc = ChatCompletionAccumulator(compatible=True)
+    acc.read(random_pieces(body, seed))
+    tools = acc.tool_calls()
+    assert all(tool.complete for tool in tools), [(t.raw, t.status) for t in tools]
+    got = sorted((t.id or "", t.name, dumps(t.final())) for t in tools)
+    assert got == sorted((i, n, dumps(a)) for i, n, a in meant)
+    listed = acc.completion["choices"][0]["message"]["tool_calls"]
+    assert [json.loads(c["function"]["arguments"]) for c in listed] == [t.final() for t in tools]
+
+
+# --------------------------------------------------------------------------- hostile
+
+#: Tool-call deltas with the quirks the profile reads: an index missing or repeated, ids that
+#: change, arguments as objects (any value, deeper than the recursion limit included).
+QUIRKY_CALL = shaped(
+    {
+        "index": st.one_of(st.sampled_from([0, 0, 1]), INDEX),
+        "id": st.sampled_from(["call_1", "call_2", "call_3"]),
+        "type": st.just("function"),
+        "function": shaped(
+            {
+                "name": TEXT,
+                "arguments": st.one_of(
+                    st.sampled_from(['{"a":1}', '{"a":1}{"b":2}', '{"a"', "}", ""]),
+                    st.dictionaries(st.text(max_size=3), VALUE, max_size=3),
+                ),
+            }
+        ),
+    }
+)
+DETAILS = st.lists(
+    shaped({"index": INDEX, "type": TEXT, "text": TEXT, "summary": TEXT, "signature": VALUE}),
+    max_size=2,
+)
+QUIRKY_CHUNKS = st.one_of(
+    CHUNKS,
+    st.builds(
+        lambda calls, details, reason, vendor: {
+            "id": "c",
+            "choices": [
+                {
+                    "index": 0,
+                    "delta": {
+                        "tool_calls": calls,
+                        "reasoning_details": details,
+                        "reasoning": TEXT_ONE,
+                    },
+                    "finish_reason": reason,
+                }
+            ],
+            **vendor,
+        },
+        st.lists(QUIRKY_CALL, max_size=3),
+        st.one_of(DETAILS, VALUE),
+        st.sampled_from([None, None, "tool_calls"]),
+        st.sampled_from([{}, {"x_groq": {"id": "r"}}, {"system_fingerprint": "fp_ollama"}]),
+    ),
+)
+TEXT_ONE = "r"
+
+
+@settings(max_examples=examples(100), suppress_health_check=[HealthCheck.too_slow])
+@given(chunks=st.lists(QUIRKY_CHUNKS, max_size=6), compatible=st.sampled_from([True, None]))
+@example(  # a glued call, then a reused index, then the end
+    chunks=[
+        {
+            "choices": [
+                {
+                    "delta": {
+                        "tool_calls": [
+                            {"index": 0, "id": "a", "function": {"arguments": '{"a":1}{"b":2}'}}
+                        ]
+                    }
+                }
+            ]
+        },
+        {
+            "choices": [
+                {
+                    "delta": {
+                        "tool_calls": [
+                            {"index": 0, "id": "b", "function": {"arguments": {"c": [[[]]]}}}
+                        ]
+                    }
+                }
+            ]
+        },
+        "[DONE]",
+    ],
+    compatible=True,
+)
+def test_quirky_hostile_chunks(chunks: list[Any], compatible: bool | None) -> None:
+    check(lambda: ChatCompletionAccumulator(compatible=compatible), None, chunks)
