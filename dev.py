@@ -120,7 +120,10 @@ def main(argv: list[str]) -> int:
     if task == "test":
         ensure_env("test", "lint")
         ensure_browser_tools()
-        status = run(str(PYTHON), "-m", "pytest", *args)
+        # One worker per core (pytest-xdist), unless the arguments say how many.
+        told = any(arg.startswith(("-n", "--numprocesses")) for arg in args)
+        workers = [] if told else ["-n", "auto"]
+        status = run(str(PYTHON), "-m", "pytest", *workers, *args)
         if status == 0:
             status = run(str(PYTHON), "-m", "mypy")
         if status == 0:

@@ -24,8 +24,8 @@ from jsonsnap._cli_parse import caret
 from jsonsnap._terminal import width_of
 from jsonsnap.anthropic import MessageAccumulator
 from jsonsnap.gemini import GenerateContentAccumulator
-from jsonsnap.vercel import UIMessageAccumulator
 from jsonsnap.openai import ChatCompletionAccumulator, ResponseAccumulator
+from jsonsnap.vercel import UIMessageAccumulator
 from terminal import recording, run_in_pty
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -336,7 +336,8 @@ def test_format_detection_and_forcing(tmp_path: Path, capsys: pytest.CaptureFixt
     status, _, err = replay("data: [1]\n\ndata: [DONE]\n\n")
     assert err.endswith("is an event stream of 2 events, but none of them carries a JSON object\n")
     status, _, err = replay('data: {"type": "greeting"}\n\n')
-    assert status == 1 and "of no protocol jsonsnap knows (anthropic, chat, gemini, responses, ui-message)" in err
+    known = "anthropic, bedrock, bedrock-anthropic, chat, gemini, responses, ui-message"
+    assert status == 1 and f"of no protocol jsonsnap knows ({known})" in err
     assert "(the first is a 'greeting'); --format reads it as one" in err
     # Told by the data, whatever the event names say; the events before it are kept.
     chat = 'data: {"x": 1}\n\ndata: {"object": "chat.completion.chunk", "choices": []}\n\n'

@@ -75,7 +75,15 @@ class SDKObject:
 
 
 def test_the_registry() -> None:
-    assert list(PROTOCOLS) == ["anthropic", "chat", "gemini", "responses", "ui-message"]
+    assert list(PROTOCOLS) == [
+        "anthropic",
+        "bedrock",
+        "bedrock-anthropic",
+        "chat",
+        "gemini",
+        "responses",
+        "ui-message",
+    ]
     assert PROTOCOLS["anthropic"] is MessageAccumulator
     assert PROTOCOLS["chat"] is ChatCompletionAccumulator
     assert PROTOCOLS["responses"] is ResponseAccumulator

@@ -34,6 +34,17 @@ def _playback(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-delay", action="store_true", help="play as fast as possible")
     p.add_argument("--hide-thinking", action="store_true", help="do not show reasoning text")
     p.add_argument("--json", action="store_true", help="print only the final result as JSON")
+    p.add_argument(
+        "--repair",
+        action="store_true",
+        help="read tool arguments tolerantly (fences, trailing commas, single quotes...)",
+    )
+    p.add_argument(
+        "--compatible",
+        action="store_true",
+        help="read a Chat Completions stream with the profile for OpenAI-compatible servers "
+        "(vLLM, Ollama, Groq...) from its start",
+    )
     p.add_argument("--no-color", action="store_true", help="no colours (also: NO_COLOR=1)")
 
 
@@ -41,8 +52,9 @@ def _replay(commands: Any) -> argparse.ArgumentParser:
     r: argparse.ArgumentParser = commands.add_parser(
         "replay",
         help="play an event stream back as a typewriter with live tool-argument panels",
-        description="Play an SSE recording (Anthropic Messages, OpenAI Chat Completions or "
-        "Responses) back: text typed out, each tool call's arguments drawn live as they stream.",
+        description="Play a recorded stream back (Anthropic Messages, OpenAI Chat Completions or "
+        "Responses, Gemini, a UI message stream, or Bedrock's binary event stream: ConverseStream "
+        "and InvokeModel): text typed out, each tool call's arguments drawn live as they stream.",
     )
     r.add_argument("file", metavar="FILE", nargs="?", help="the recording, or - for stdin")
     r.add_argument("--example", action="store_true", help="play the example recording")

@@ -6,7 +6,8 @@
   adding one to the registry adds it here.
 - Input comes from a file, standard input or the example recording (:class:`Source`), read in
   the pieces it arrives in; before a read that would wait, the caller is told (``idle``), to
-  draw what is pending.
+  draw what is pending. :func:`events` decodes it: AWS event stream messages (Bedrock's binary
+  framing) when its first bytes are a prelude that checks out, server-sent events otherwise.
 - Option values are checked by argparse with the types below, so that a bad one is a usage
   error of its subcommand; every wait is capped (:data:`MAX_WAIT`). ``--schema FILE`` is read
   and compiled once, there (:func:`schema_file`).
@@ -22,13 +23,16 @@ import math
 import os
 import select
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from importlib import resources
+from itertools import chain
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from . import JSONDecodeError, Schema, loads
-from .sse import ServerSentEvent
+from ._eventstream import PRELUDE
+from .bedrock import EventStreamDecoder, EventStreamMessage, event_of, starts_eventstream
+from .sse import ServerSentEvent, iter_events
 from .streams import PROTOCOLS, Accumulator, StreamError, ToolInput, Update, detect, tool_schemas
 
 __all__ = [
@@ -41,6 +45,7 @@ __all__ = [
     "Update",
     "accumulator",
     "echoed_tools",
+    "events",
     "protocol_of",
     "protocols",
     "schema_file",
@@ -70,13 +75,24 @@ def protocols() -> list[str]:
     return list(PROTOCOLS)
 
 
-def accumulator(kind: str, tools: dict[str, Schema] | None = None) -> Accumulator:
+def accumulator(
+    kind: str,
+    tools: dict[str, Schema] | None = None,
+    *,
+    repair: bool = False,
+    compatible: bool = False,
+) -> Accumulator:
     """A new accumulator for the protocol named ``kind``, its tool calls checked against
-    ``tools`` (compiled schemas by tool name) when given."""
-    return PROTOCOLS[kind](tools=tools)
+    ``tools`` (compiled schemas by tool name) when given, read tolerantly with ``repair``; a
+    Chat Completions one with the profile for compatible servers from the start with
+    ``compatible``."""
+    options: dict[str, Any] = {"tools": tools, "repair": repair}
+    if compatible and kind == "chat":
+        options["compatible"] = True
+    return PROTOCOLS[kind](**options)
 
 
-def echoed_tools(kind: str, early: list[ServerSentEvent]) -> dict[str, Schema] | None:
+def echoed_tools(kind: str, early: list[Any]) -> dict[str, Schema] | None:
     """The schemas of the request's tools, when the stream's first events make a result that
     repeats them (``result["tools"]``: a Responses API response does); ``None`` otherwise. A
     stream whose tools cannot be read is replayed unchecked."""
@@ -96,10 +112,35 @@ def echoed_tools(kind: str, early: list[ServerSentEvent]) -> dict[str, Schema] |
         return None
 
 
-def protocol_of(event: ServerSentEvent) -> str | None:
-    """The protocol an event belongs to (by its name or its data), or ``None`` when this one
-    cannot tell."""
+def protocol_of(event: ServerSentEvent | EventStreamMessage) -> str | None:
+    """The protocol an event belongs to (by its name or its data; a binary message by the
+    event it carries), or ``None`` when this one cannot tell."""
+    if isinstance(event, EventStreamMessage):
+        try:
+            return detect(event_of(event))
+        except StreamError:
+            return None
     return detect(event)
+
+
+def events(chunks: Iterable[bytes]) -> Iterator[ServerSentEvent | EventStreamMessage]:
+    """The events of a body given in chunks: AWS event stream messages when it begins with a
+    prelude that checks out (Bedrock's binary framing; a broken message is a
+    :class:`StreamError`), server-sent events otherwise."""
+    chunks = iter(chunks)
+    head = b""
+    for chunk in chunks:  # the prelude may come in pieces
+        head += chunk
+        if len(head) >= PRELUDE:
+            break
+    body = chain((head,), chunks)
+    if not starts_eventstream(head):
+        yield from iter_events(body)
+        return
+    decoder = EventStreamDecoder()
+    for chunk in body:
+        yield from decoder.feed(chunk)
+    yield from decoder.close()
 
 
 # --------------------------------------------------------------------------- options

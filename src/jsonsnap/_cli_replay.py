@@ -1,8 +1,9 @@
 """``jsonsnap replay``: an event stream played as a typewriter, with live tool-argument panels.
 
-The stream (a recording, standard input, or the example recording) is decoded event by event;
-its protocol is told from the first events (``--format`` forces it), and each event goes to
-the accumulator of that protocol. Each :class:`Update` drives the view: text is typed out as it
+The stream (a recording, standard input, or the example recording) is decoded event by event
+(server-sent events, or Bedrock's binary event stream, told from its first bytes); its protocol
+is told from the first events (``--format`` forces it), and each event goes to the accumulator
+of that protocol. Each :class:`Update` drives the view: text is typed out as it
 arrives (reasoning dimmed, or hidden); each tool call is a panel in the live region (its name,
 then its arguments drawn from the snapshot, the tail that fits the screen), redrawn at most at
 the terminal's frame rate, and committed whole once the call is final, incomplete or invalid;
@@ -38,12 +39,13 @@ from ._cli import (
     Update,
     accumulator,
     echoed_tools,
+    events,
     protocol_of,
     protocols,
 )
 from ._cli_render import body_lines, tail_lines
 from ._terminal import FPS, Terminal, clean, json_text, plural
-from .sse import ServerSentEvent, iter_events
+from .bedrock import EventStreamMessage, event_of
 
 # Seconds between two events of a recording at --speed 1: a file's few hundred events take a
 # few seconds, readable but not slow.
@@ -238,9 +240,10 @@ def _settled(tool: ToolInput) -> bool:
 
 def ending(result: dict[str, Any]) -> str | None:
     """How the stream says it ended: a stop reason, finish reasons or a status."""
-    if "stop_reason" in result:
-        reason = result["stop_reason"]
-        return "no stop reason" if reason is None else f"stop reason: {_said(reason)}"
+    for key in ("stop_reason", "stopReason"):
+        if key in result:
+            reason = result[key]
+            return "no stop reason" if reason is None else f"stop reason: {_said(reason)}"
     choices = result.get("choices")
     if isinstance(choices, list) and choices:
         reasons = [c.get("finish_reason") if isinstance(c, dict) else None for c in choices]
@@ -302,8 +305,10 @@ class Replay:
         self.view = None if args.json else ReplayView(term, hide_thinking=args.hide_thinking)
         self.kind: str | None = args.format
         self.schemas = args.schema  # compiled by the option's type; None: none given
+        self.repair: bool = args.repair
+        self.compatible: bool = args.compatible
         self.accumulator: Accumulator | None = None
-        self.pending: list[ServerSentEvent] = []  # read before the protocol was told
+        self.pending: list[Any] = []  # read before the protocol was told
         self.events = self.objects = 0
         self.first: str | None = None  # the type of the first event of no known protocol
         paced = term.tty or args.speed is not None
@@ -316,7 +321,7 @@ class Replay:
         """Play the stream; the exit status."""
         status = 0
         try:
-            for event in iter_events(self.source.chunks(65536, self.idle)):
+            for event in events(self.source.chunks(65536, self.idle)):
                 self.events += 1
                 self._take(event)
                 if self.delay:
@@ -344,7 +349,7 @@ class Replay:
         if self.view is not None:
             self.view.tick(force=True)
 
-    def _take(self, event: ServerSentEvent) -> None:
+    def _take(self, event: Any) -> None:
         if self.kind is None:
             self.kind = self._detect(event)
             self.pending.append(event)
@@ -359,16 +364,24 @@ class Replay:
             self.accumulator = self._new([event])
         self._show(self.accumulator.feed(event))
 
-    def _new(self, early: list[ServerSentEvent]) -> Accumulator:
+    def _new(self, early: list[Any]) -> Accumulator:
         """The stream's accumulator, checked against ``--schema``, or else against the tools
         the stream repeats (its first events tell)."""
         kind: str = self.kind  # type: ignore[assignment]
         schemas = self.schemas if self.schemas is not None else echoed_tools(kind, early)
-        return accumulator(kind, schemas)
+        return accumulator(kind, schemas, repair=self.repair, compatible=self.compatible)
 
-    def _detect(self, event: ServerSentEvent) -> str | None:
+    def _detect(self, event: Any) -> str | None:
         kind = protocol_of(event)
-        if kind is None:  # what the event is, to say what the stream is if none tells
+        if kind is None and isinstance(event, EventStreamMessage):
+            try:
+                named = event_of(event)
+            except StreamError:
+                return None
+            self.objects += 1
+            if self.first is None:
+                self.first = _said(next(iter(named)), 40)
+        elif kind is None:  # what the event is, to say what the stream is if none tells
             try:  # our parser: no recursion, however deep the data
                 data = loads(event.data)
             except JSONDecodeError:

@@ -2,8 +2,10 @@
 
 An accumulator rebuilds one kind of streamed API response (:data:`PROTOCOLS`: ``"anthropic"``
 in :mod:`jsonsnap.anthropic`, ``"chat"`` and ``"responses"`` in :mod:`jsonsnap.openai`,
-``"gemini"`` in :mod:`jsonsnap.gemini`, and ``"ui-message"``, the UI message stream web front
-ends read, in :mod:`jsonsnap.vercel`) from its events. Every one of them is an
+``"gemini"`` in :mod:`jsonsnap.gemini`, ``"bedrock"`` (ConverseStream) and
+``"bedrock-anthropic"`` (InvokeModelWithResponseStream) in :mod:`jsonsnap.bedrock`, and
+``"ui-message"``, the UI message stream web front ends read, in :mod:`jsonsnap.vercel`) from
+its events. Every one of them is an
 :class:`Accumulator`:
 
 - ``feed(event)`` takes one event (a decoded dict, an SDK event object or a
@@ -447,4 +449,5 @@ class Accumulator(EventChecks, SchemaChecks):
 
 # Every protocol registers in PROTOCOLS when its module is imported; load them all here, after
 # the names they import from this module exist (they may be importing it right now).
+# (jsonsnap.bedrock builds on jsonsnap.anthropic, which imports it once it is complete.)
 from . import anthropic, gemini, openai, vercel  # noqa: E402, F401
