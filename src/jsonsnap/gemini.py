@@ -979,9 +979,9 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _wire(dumped: Mapping[str, Any]) -> dict[str, Any]:
-    """An SDK response's dump as plain data in the wire's shape (without recursion)."""
-    data = copy_data(dumped)
+def _rewritten(source: Mapping[str, Any], change: Callable[[Any, Any], Any]) -> dict[str, Any]:
+    """A copy of ``source`` whose every scalar is ``change(key, value)`` (without recursion)."""
+    data = copy_data(source)
     stack: list[Any] = [data]
     while stack:
         item = stack.pop()
@@ -990,26 +990,27 @@ def _wire(dumped: Mapping[str, Any]) -> dict[str, Any]:
             if isinstance(value, (dict, list)):
                 stack.append(value)
             else:
-                item[key] = _plain(value)
+                item[key] = change(key, value)
     return data
+
+
+def _wire(dumped: Mapping[str, Any]) -> dict[str, Any]:
+    """An SDK response's dump as plain data in the wire's shape."""
+    return _rewritten(dumped, lambda key, value: _plain(value))
+
+
+def _lower_type(key: Any, value: Any) -> Any:
+    if key == "type" and isinstance(value, str) and value in _TYPES:
+        return value.lower()
+    return value
 
 
 def _openapi(schema: Any) -> Any:
     """A Gemini ``Schema`` (OpenAPI's subset, its types in capitals) as JSON Schema spells it:
-    the types in lower case (a copy; without recursion)."""
+    the types in lower case (a copy)."""
     if not isinstance(schema, Mapping):
         return schema
-    data = copy_data(schema)
-    stack: list[Any] = [data]
-    while stack:
-        item = stack.pop()
-        pairs = item.items() if isinstance(item, dict) else enumerate(item)
-        for key, value in list(pairs):
-            if isinstance(value, (dict, list)):
-                stack.append(value)
-            elif key == "type" and isinstance(value, str) and value in _TYPES:
-                item[key] = value.lower()
-    return data
+    return _rewritten(schema, _lower_type)
 
 
 def _dumped(value: Any) -> Any:

@@ -438,23 +438,16 @@ def ui_message_stream(
     ``error`` chunk whose text is ``on_error(error)`` (the error's message by default: pass a
     function to hide it from the page); other exceptions are not caught.
     """
-    encoder = UIMessageEncoder(message_id=message_id, metadata=metadata)
-
-    keep = _first_choice(accumulator)
+    encode = _Encoding(accumulator, message_id, metadata)
 
     def run() -> Iterator[str]:
         error = None
         try:
             for update in updates:
-                if not keep(update):
-                    continue
-                if not encoder.started and encoder.message_id is None:
-                    encoder.message_id = _id_of(accumulator)
-                for chunk in encoder.encode(update):
-                    yield sse(chunk)
+                yield from encode(update)
         except StreamError as exc:
             error = exc
-        yield from _ending(encoder, accumulator, error, on_error)
+        yield from _ending(encode.encoder, accumulator, error, on_error)
 
     return run()
 
@@ -469,7 +462,7 @@ def aui_message_stream(
 ) -> AsyncIterator[str]:
     """:func:`ui_message_stream` for async updates (``acc.aupdates(body)``); a synchronous
     iterable is taken too."""
-    encoder = UIMessageEncoder(message_id=message_id, metadata=metadata)
+    encode = _Encoding(accumulator, message_id, metadata)
 
     async def source() -> AsyncIterator[Update]:
         if isinstance(updates, AsyncIterable):
@@ -479,24 +472,38 @@ def aui_message_stream(
             for update in updates:
                 yield update
 
-    keep = _first_choice(accumulator)
-
     async def run() -> AsyncIterator[str]:
         error = None
         try:
             async for update in source():
-                if not keep(update):
-                    continue
-                if not encoder.started and encoder.message_id is None:
-                    encoder.message_id = _id_of(accumulator)
-                for chunk in encoder.encode(update):
-                    yield sse(chunk)
+                for text in encode(update):
+                    yield text
         except StreamError as exc:
             error = exc
-        for text in _ending(encoder, accumulator, error, on_error):
+        for text in _ending(encode.encoder, accumulator, error, on_error):
             yield text
 
     return run()
+
+
+class _Encoding:
+    """What each update adds to the body (for the sync and async streams alike): the events
+    of its chunks, the first choice's only."""
+
+    __slots__ = ("accumulator", "encoder", "keep")
+
+    def __init__(self, accumulator: Accumulator | None, message_id: str | None, metadata: Any):
+        self.accumulator = accumulator
+        self.encoder = UIMessageEncoder(message_id=message_id, metadata=metadata)
+        self.keep = _first_choice(accumulator)
+
+    def __call__(self, update: Update) -> list[str]:
+        if not self.keep(update):
+            return []
+        encoder = self.encoder
+        if not encoder.started and encoder.message_id is None:
+            encoder.message_id = _id_of(self.accumulator)
+        return [sse(chunk) for chunk in encoder.encode(update)]
 
 
 # --------------------------------------------------------------------------- the decoder
