@@ -13,7 +13,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import pytest
 
@@ -449,3 +449,36 @@ def test_caret_on_a_long_line() -> None:
         loads(text)
     line, mark = caret(text, info.value, 60)
     assert line[mark.index("^")] == "x"
+
+
+#: One recording of each protocol read from server-sent events besides Anthropic's and
+#: OpenAI's own (Bedrock's binary frames: tests/test_cli_bedrock.py), with its accumulator.
+OTHERS: Final = [
+    ("gemini/vertex_partial_args.sse", GenerateContentAccumulator, []),
+    ("gemini/parallel_calls.sse", GenerateContentAccumulator, []),
+    ("vercel/from_anthropic_text_then_write_file.sse", UIMessageAccumulator, []),
+    ("openai-compatible/groq_glued_calls.sse", ChatCompletionAccumulator, []),
+    ("openai-compatible/vllm_doubled_arguments.sse", ChatCompletionAccumulator, ["--compatible"]),
+]
+
+
+@pytest.mark.parametrize(("name", "kind", "options"), OTHERS, ids=[o[0] for o in OTHERS])
+def test_other_protocols_play_in_a_terminal(name: str, kind: Any, options: list[str]) -> None:
+    """Each protocol is told and played in a terminal, from a file and from standard input:
+    every call's panel ends final, and the summary says how the stream ended."""
+    path = ROOT / "fixtures" / name
+    acc = kind(compatible=True) if "--compatible" in options else kind()
+    acc.read([path.read_bytes()])
+    calls = acc.tool_calls()
+    assert calls and all(call.status == "complete" for call in calls)
+    for run in (
+        run_in_pty(["replay", str(path), "--no-delay", *options], columns=100, rows=24),
+        run_in_pty(["replay", "-", *options], stdin=path.read_bytes(), columns=100, rows=24),
+    ):
+        assert run.returncode == 0
+        text = "\n".join(run.transcript())
+        assert text.count("╰─ ✓ final: strictly parsed") == len(calls), text
+        for call in calls:
+            assert f"╭─ {call.name}" in text
+        assert re.search(r"(stop|finish) reasons?: ", text), text
+        assert b"\x1b[" in run.output  # styled: a terminal

@@ -244,9 +244,11 @@ def ending(result: dict[str, Any]) -> str | None:
         if key in result:
             reason = result[key]
             return "no stop reason" if reason is None else f"stop reason: {_said(reason)}"
-    choices = result.get("choices")
+    choices, key = result.get("choices"), "finish_reason"
+    if not isinstance(choices, list):  # Gemini's
+        choices, key = result.get("candidates"), "finishReason"
     if isinstance(choices, list) and choices:
-        reasons = [c.get("finish_reason") if isinstance(c, dict) else None for c in choices]
+        reasons = [c.get(key) if isinstance(c, dict) else None for c in choices]
         if all(reason is None for reason in reasons):
             return "no finish reason"
         shown = ", ".join("(none)" if r is None else _said(r) for r in reasons)
@@ -256,15 +258,18 @@ def ending(result: dict[str, Any]) -> str | None:
     return None
 
 
-def summary(result: Any, counts: str, invalid: str | None = None) -> str:
-    """The closing line: how the stream ended, its usage, the first call that breaks its
-    schema (``invalid``), and ``counts``."""
+def summary(result: Any, counts: str, invalid: str | None = None, finish: str | None = None) -> str:
+    """The closing line: how the stream ended (from the result, or ``finish``: a finish reason
+    the protocol keeps beside it), its usage, the first call that breaks its schema
+    (``invalid``), and ``counts``."""
     parts: list[str] = []
     if isinstance(result, dict):
         said = ending(result)
+        if said is None and finish is not None:
+            said = f"finish reason: {_said(finish)}"
         if said:
             parts.append(said)
-        usage = result.get("usage")
+        usage = result.get("usage", result.get("usageMetadata"))
         if isinstance(usage, dict):
             numbers = [f"{_said(k)} {v:,}" for k, v in usage.items() if type(v) is int and v]
             if numbers:
@@ -425,6 +430,9 @@ def replay(args: argparse.Namespace) -> int:
         took = time.monotonic() - started
         counts = f"{plural(run.events, 'event')}, {plural(source.size, 'byte')}, {took:.2f} s"
         invalid = None if run.view is None else run.view.first_violation()
-        term.line(term.style(summary(run.result, counts, invalid), "red" if invalid else "dim"))
+        finish = getattr(run.accumulator, "finish_reason", None)  # a UI message stream's
+        finish = finish if isinstance(finish, str) else None
+        line = summary(run.result, counts, invalid, finish)
+        term.line(term.style(line, "red" if invalid else "dim"))
     term.flush()
     return status
