@@ -460,3 +460,27 @@ def test_hostile_chunks(events: list[Any], started: bool) -> None:
 def test_data_deeper_than_the_recursion_limit(events: list[Any]) -> None:
     """(Outside hypothesis, which would print the examples with recursion.)"""
     check(UIMessageAccumulator, UI_START, events)
+
+
+def test_an_input_the_server_refused_is_not_fit_to_run() -> None:
+    """Whole JSON that the server refused (``tool-input-error``): invalid, and ``final()``
+    says the server's reason."""
+    acc = UIMessageAccumulator()
+    for chunk in (
+        UI_START,
+        {"type": "tool-input-start", "toolCallId": "a", "toolName": "f"},
+        {"type": "tool-input-delta", "toolCallId": "a", "inputTextDelta": '{"n": 1}'},
+        {
+            "type": "tool-input-error",
+            "toolCallId": "a",
+            "toolName": "f",
+            "input": {"n": 1},
+            "errorText": "n must be 2",
+        },
+    ):
+        acc.feed(chunk)
+    (tool,) = acc.tool_calls()
+    assert tool.status == "invalid" and tool.error is None and tool.snapshot == {"n": 1}
+    with pytest.raises(ToolInputError, match=r"'f' \(\d+\) input was refused: the server "
+                       r"refused it: n must be 2"):  # fmt: skip
+        tool.final()

@@ -65,6 +65,7 @@ class StreamedJSON:
         "_failure",
         "_glued",
         "_parser",
+        "_refusal",
         "_reported",
         "_schema",
         "_status",
@@ -96,6 +97,7 @@ class StreamedJSON:
         # Values glued after the first: where they start in ``raw`` (and the lines before
         # that, and where its line starts), the values read, and the parser reading them.
         self._glued: tuple[int, int, int, list[Any], Parser] | None = None
+        self._refusal: str | None = None  # why the other side refused the value (_refuse)
 
     def _new_parser(self, track: bool = False) -> Parser:
         schema = self._schema
@@ -136,6 +138,8 @@ class StreamedJSON:
         from its offending character on; or a violation of the schema, from where it is
         certain)."""
         if self.error is not None or self._failure is not None or self._glued is not None:
+            return "invalid"
+        if self._refusal is not None:
             return "invalid"
         if self._schema is not None and self._parser.violations:
             return "invalid"
@@ -205,6 +209,8 @@ class StreamedJSON:
         where, noun = self._where()
         if self.error is not None:
             raise self._ERROR(f"{where} has invalid {noun}JSON: {self.error}")
+        if self._refusal is not None:
+            raise self._ERROR(f"{where} {noun}was refused: {self._refusal}")
         if self._glued is not None:
             raise self._ERROR(
                 f"{where} {noun}is {len(self.values)} JSON values glued together, not one "
@@ -368,6 +374,11 @@ class StreamedJSON:
                 self.error = JSONDecodeError(
                     err.msg, self.raw, start + err.pos, incomplete=err.incomplete
                 )
+
+    def _refuse(self, reason: str) -> None:
+        """The other side refused the value, whole as it is (a UI message stream's
+        ``tool-input-error``): it is not fit to use, for ``reason``."""
+        self._refusal = reason
 
     def _cut(self) -> None:
         """The stream ended before the protocol ended the text."""

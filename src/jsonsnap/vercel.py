@@ -886,7 +886,7 @@ class UIMessageAccumulator(Accumulator):
             part["callProviderMetadata"] = metadata
         tool, _ = self._end_tool(place, name, call_id, raw)
         if tool.status == "complete":  # whole JSON, refused by the server: not fit to run
-            tool._failure = ToolInputError(f"the server refused it: {text}")
+            tool._refuse(f"the server refused it: {text}")
         return [Update(self._kind, place, part, tool=tool, changed=True)]
 
     def _output_part(self, event: Mapping[str, Any]) -> tuple[int, dict[str, Any], bool]:
