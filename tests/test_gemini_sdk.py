@@ -1,7 +1,8 @@
 """``jsonsnap.gemini`` against the official ``google-genai`` SDK, on the same SSE bytes.
 
-The SDK is driven end to end without a network: ``genai.Client`` gets an ``httpx.Client`` whose
-``httpx.MockTransport`` answers ``streamGenerateContent`` with the fixture's bytes (in the
+The SDK is driven end to end without a network: ``genai.Client`` gets an ``httpx2.Client`` (the
+HTTP client the other SDKs here are built on, which it takes too) whose
+``httpx2.MockTransport`` answers ``streamGenerateContent`` with the fixture's bytes (in the
 chunks the test chose), so the SDK's own SSE reader and its response conversion (the Gemini API
 one, or Vertex AI's for the ``vertex_*`` fixtures) make its ``GenerateContentResponse`` objects.
 
@@ -26,7 +27,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 from google import genai
 from google.genai import errors, types
@@ -43,13 +44,13 @@ GOOD = [name for name in NAMES if well_formed(FIXTURES / f"{name}.sse")]
 def sdk_stream(name: str, chunks: Sequence[bytes]) -> Iterator[types.GenerateContentResponse]:
     """The SDK's responses for a body sent in ``chunks``; no network."""
 
-    def answer(request: httpx.Request) -> httpx.Response:
+    def answer(request: httpx2.Request) -> httpx2.Response:
         assert request.url.path.endswith(":streamGenerateContent")
-        return httpx.Response(
+        return httpx2.Response(
             200, headers={"content-type": "text/event-stream"}, content=iter(chunks)
         )
 
-    http = httpx.Client(transport=httpx.MockTransport(answer))
+    http = httpx2.Client(transport=httpx2.MockTransport(answer))
     where: dict[str, Any] = {"vertexai": True} if name.startswith("vertex") else {}
     client = genai.Client(
         api_key="test-key", http_options=types.HttpOptions(httpx_client=http), **where
