@@ -29,11 +29,14 @@ jsonsnap.JSONDecodeError: Illegal trailing comma before end of array: line 1 col
 
 from ._changes import ANY, Appended, Change, Completed, Path, Started, matches, replay
 from ._errors import JSONDecodeError, ParserStateError, SchemaError
-from ._parser import Parser, aiter_values, iter_values, loads, parse_partial
+from ._iterate import aiter_values, iter_values
+from ._parser import Parser, loads, parse_partial
 from ._schema import Schema, SchemaDefinitionError, SchemaWarning
 from ._tolerant import REPAIRS, Repair
 from ._types import NOT_YET
 from ._validating import FieldState
+
+FieldState.__module__ = __name__  # where users import it from, in tracebacks and reprs
 
 __all__ = [
     "ANY",

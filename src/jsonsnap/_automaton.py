@@ -32,7 +32,7 @@ what the snapshot shows: that is the builder's business.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 from ._errors import JSONDecodeError, SchemaError
 from ._fast import FastPaths, LongStrings, Scanner
@@ -88,9 +88,9 @@ class Automaton(Tokens):
     )
 
     #: The method for each state (``_STEPS``; the tolerant automaton adds its own states).
-    steps: tuple[Callable[[Any, str, int, int], int], ...]
+    steps: ClassVar[tuple[Callable[[Any, str, int, int], int], ...]]
     #: The state a top-level value begins in.
-    first: State = VALUE
+    first: ClassVar[State] = VALUE
 
     def __init__(self, tree: Tree, fast: FastPaths, options: tuple[Any, ...]) -> None:
         """``options`` is the parser's resolved options (see ``_options.Options``)."""

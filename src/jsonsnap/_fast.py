@@ -268,11 +268,11 @@ class Lane:
 # ---------------------------------------------------------------------------- containers
 
 
-class Pairs(list):  # type: ignore[type-arg]
-    """An object's members as ``(key, value)`` pairs, in order (the C scanner's
-    ``object_pairs_hook`` when the tree is observed)."""
-
-    __slots__ = ()
+def pairs_of(members: list[tuple[str, Any]]) -> tuple[list[tuple[str, Any]]]:
+    """An object's members as ``(key, value)`` pairs, in order, in a 1-tuple (the C scanner's
+    ``object_pairs_hook`` when the tree is observed): no JSON value is a tuple, so it tells an
+    object from an array."""
+    return (members,)
 
 
 def _refuse_constant(name: str) -> Any:
@@ -282,7 +282,7 @@ def _refuse_constant(name: str) -> Any:
 def _make_scanner(allow_nan: bool, pairs: bool) -> Callable[[str, int], tuple[Any, int]]:
     decoder = json.JSONDecoder(
         parse_constant=None if allow_nan else _refuse_constant,
-        object_pairs_hook=Pairs if pairs else None,
+        object_pairs_hook=pairs_of if pairs else None,
     )
     scanner: Callable[[str, int], tuple[Any, int]] = json.scanner.make_scanner(decoder)  # type: ignore[arg-type]
     return scanner
@@ -351,16 +351,19 @@ def rebuild(tree: Tree, value: Any) -> None:
     interface, so that the observer hears of every value inside it, in document order, as if
     it had been read piece by piece.
 
-    Objects come as ``Pairs`` (every member, duplicates included, as the text has them), so
-    that a key given twice is reported twice, as the automaton reports it. No recursion: an
-    explicit stack of iterators.
+    Objects come as ``pairs_of`` makes them (every member, duplicates included, as the text
+    has them), so that a key given twice is reported twice, as the automaton reports it. No
+    recursion: an explicit stack of iterators.
     """
     todo: list[Any] = []
     item = value
     while True:
         kind = type(item)
-        if kind is Pairs or kind is list:
-            tree.open({} if kind is Pairs else [])
+        if kind is tuple:
+            tree.open({})
+            todo.append(iter(item[0]))
+        elif kind is list:
+            tree.open([])
             todo.append(iter(item))
         else:
             tree.scalar(item)

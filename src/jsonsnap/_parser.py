@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import codecs
 import copy
-from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from ._changes import Recorder
@@ -53,7 +53,7 @@ from ._reading import CLOSED, FAILED, OPEN, Reading
 from ._tolerant import repairs_of
 from ._tree import Tree
 
-__all__ = ["Parser", "aiter_values", "iter_values", "loads", "parse_partial"]
+__all__ = ["Parser", "loads", "parse_partial"]
 
 _ERRORS = (JSONDecodeError, SchemaError)
 
@@ -359,25 +359,3 @@ def loads(text: str | bytes, **options: Any) -> Any:
     parser = Parser(**options)
     parser.feed(text)
     return parser.close()
-
-
-def iter_values(chunks: Iterable[str | bytes], **options: Any) -> Iterator[Any]:
-    """Each value of a stream of several (concatenated, or one per line), final, as soon as it
-    is complete: a :class:`Parser` with ``multiple_values=True`` fed ``chunks`` one by one.
-    ``options`` are the parser's (``repair=True`` reads them tolerantly)."""
-    parser = Parser(multiple_values=True, **options)
-    for chunk in chunks:
-        parser.feed(chunk)
-        yield from parser.read_values()
-    yield from parser.close()
-
-
-async def aiter_values(chunks: AsyncIterable[str | bytes], **options: Any) -> AsyncIterator[Any]:
-    """:func:`iter_values` over an asynchronous iterable of chunks."""
-    parser = Parser(multiple_values=True, **options)
-    async for chunk in chunks:
-        parser.feed(chunk)
-        for value in parser.read_values():
-            yield value
-    for value in parser.close():
-        yield value

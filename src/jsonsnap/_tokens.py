@@ -16,7 +16,7 @@ Like the automaton, it changes the value only through the builder.
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import Any, ClassVar
 
 from ._errors import JSONDecodeError
 from ._fast import FastPaths, LongStrings, escaped_run
@@ -102,7 +102,7 @@ class Tokens:
     fast: FastPaths
     #: Whether input that strict JSON refuses may be read another way (the tolerant
     #: automaton's), where the reading of a token decides it.
-    lenient = False
+    lenient: ClassVar[bool] = False
     # For a schema checker (``_check``), where the builder call being made is about: ``at``,
     # the character it reads (a bracket, a literal's first character, the character after a
     # number), ``buf``, the text being read (from ``offset``), and ``match``, the fast path's

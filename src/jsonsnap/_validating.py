@@ -21,7 +21,9 @@ from ._check import CheckedTree
 from ._errors import JSONDecodeError, SchemaError
 from ._faults import alive
 from ._observer import NOTHING
+from ._options import Options
 from ._schema import Schema, Shape
+from ._tree import Tree
 
 __all__ = ["FieldState", "Validating"]
 
@@ -39,8 +41,6 @@ class FieldState(str, Enum):
         return self.value
 
 
-FieldState.__module__ = "jsonsnap"
-
 _MODES = ("raise", "collect")
 
 
@@ -53,10 +53,10 @@ class Validating:
     _typed: bool
     _taken: dict[tuple[str | int, ...], int]
     # (declared by Reading)
-    _tree: Any
+    _tree: Tree
     _box: list[Any]
     _error: JSONDecodeError | SchemaError | None
-    _options: Any
+    _options: Options
 
     def _failed(self, err: JSONDecodeError | SchemaError) -> None:  # pragma: no cover
         raise NotImplementedError
@@ -95,7 +95,9 @@ class Validating:
 
     def _close_checked(self) -> Any:
         """close() with a schema: the first violation collected fails the parser."""
-        violations = self._tree.violations
+        tree = self._tree
+        assert isinstance(tree, CheckedTree)  # (a parser with a schema builds with one)
+        violations = tree.violations
         if violations:
             self._failed(violations[0])
             raise copy.copy(violations[0])
