@@ -122,7 +122,7 @@ def repairs_of(repair: object) -> frozenset[str] | None:
             f"repair must be True, False or an iterable of repair kinds, not {repair!r}"
         )
     kinds = frozenset(repair)
-    unknown = sorted(str(kind) for kind in kinds - REPAIRS.keys())
+    unknown = sorted(str(kind) for kind in kinds.difference(REPAIRS))
     if unknown:
         raise ValueError(f"unknown repair {', '.join(unknown)} (known: {', '.join(REPAIRS)})")
     return kinds
