@@ -133,3 +133,18 @@ def test_long_string_windows_cover_a_one_shot_prefix() -> None:
     # One buffer far longer than the window: the C scanner's path decodes it.
     assert len(doc) > 100 * _fast.DEFAULT.window
     assert jsonsnap.parse_partial(doc[:cut]) == json.loads(doc[:cut] + '"}')
+
+
+def test_the_build_is_named() -> None:
+    """``__build__`` says which build is imported; the test command sets
+    ``JSONSNAP_EXPECT_BUILD`` when it runs the suite against one build, so that a run never
+    tests the other one by mistake."""
+    import os
+
+    from jsonsnap import _automaton
+
+    compiled = not _automaton.__file__.endswith(".py")
+    assert jsonsnap.__build__ == ("compiled" if compiled else "pure")
+    expected = os.environ.get("JSONSNAP_EXPECT_BUILD")
+    if expected:
+        assert jsonsnap.__build__ == expected

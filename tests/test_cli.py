@@ -17,8 +17,8 @@ from typing import Any, Final
 
 import pytest
 
+from jsonsnap import __build__, __version__
 from jsonsnap import __main__ as cli
-from jsonsnap import __version__
 from jsonsnap._cli import Source
 from jsonsnap._cli_parse import caret
 from jsonsnap._terminal import width_of
@@ -434,7 +434,10 @@ def test_parse_waits_are_capped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
 def test_version_and_help(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as info:
         cli.main(["--version"])
-    assert info.value.code == 0 and capsys.readouterr().out == f"jsonsnap {__version__}\n"
+    assert (
+        info.value.code == 0
+        and capsys.readouterr().out == f"jsonsnap {__version__} ({__build__} build)\n"
+    )
     with pytest.raises(SystemExit):
         cli.main(["--help"])
     help_text = capsys.readouterr().out

@@ -27,6 +27,7 @@ Traceback (most recent call last):
 jsonsnap.JSONDecodeError: Illegal trailing comma before end of array: line 1 column 4 (char 3)
 """
 
+from . import _automaton
 from ._changes import ANY, Appended, Change, Completed, Path, Started, matches, replay
 from ._errors import JSONDecodeError, ParserStateError, SchemaError
 from ._iterate import aiter_values, iter_values
@@ -64,3 +65,6 @@ __all__ = [
     "replay",
 ]
 __version__ = "0.1.0"
+#: Which build is imported: ``"compiled"`` when the parser's modules are compiled extension
+#: modules, ``"pure"`` when they are the Python source (the same behaviour either way).
+__build__ = "pure" if _automaton.__file__.endswith(".py") else "compiled"

@@ -17,7 +17,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from . import __version__
+from . import __build__, __version__
 from ._cli import CommandError, positive_int, positive_number, protocols, schema_file, seconds
 from ._cli_parse import parse
 from ._cli_replay import replay
@@ -114,7 +114,9 @@ def arguments() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentPar
         description="Turn a stream of JSON fragments into a live value: replay an LLM event "
         "stream with live tool-argument panels, or watch JSON text grow into a value.",
     )
-    parser.add_argument("--version", action="version", version=f"jsonsnap {__version__}")
+    parser.add_argument(
+        "--version", action="version", version=f"jsonsnap {__version__} ({__build__} build)"
+    )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     made = [_replay(commands), _parse(commands), _demo(commands)]
     return parser, {p.prog.split()[-1]: p for p in made}
