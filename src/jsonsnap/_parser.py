@@ -174,7 +174,7 @@ class Parser(Reading):
             if text:  # _tree.grow, written out: this runs for every character
                 holder = lane.holder
                 key = lane.key
-                s = holder[key]
+                s: str = holder[key]  # (typed: a compiled build then appends in place)
                 holder[key] = None
                 s += text
                 holder[key] = s

@@ -80,7 +80,7 @@ def grow(holder: Any, key: Any, text: str) -> None:
     call would cost too much: :meth:`Tree.append` (every piece of every string) and the lane in
     ``Parser.feed`` (every character of a long string fed a character at a time).
     """
-    s = holder[key]
+    s: str = holder[key]  # (typed: a compiled build then appends in place)
     holder[key] = None
     s += text
     holder[key] = s
@@ -212,7 +212,7 @@ class Tree:
             self.version += 1
             key = self.slot_key
         # grow(), written out: this runs for every piece of every string.
-        s = holder[key]
+        s: str = holder[key]
         holder[key] = None
         s += text
         holder[key] = s
