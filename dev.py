@@ -2,7 +2,8 @@
 """Project tasks that work on a fresh clone with only Python and pip.
 
     python3 dev.py demo    # replay a recorded tool call that writes a file, with its live preview
-    python3 dev.py test    # the whole test suite, then mypy --strict and ruff
+    python3 dev.py test    # the test suite on the pure build, then on the compiled build when
+                           # a C compiler is there; then mypy --strict and ruff
     python3 dev.py bench   # the benchmarks against json.loads and the peers (see README)
 
 Each task creates ``.venv`` in the checkout on first use and installs jsonsnap into it
@@ -12,6 +13,9 @@ from changes: the ``[build-system]``, ``[project]`` or ``[dependency-groups]`` t
 Python 3.10, which has no ``tomllib``, any change to ``pyproject.toml``). ``test`` also
 installs, where it can, what the tests of the web front end use: the node packages of
 ``tests/js`` (``npm ci``) and Chromium (apt-get, as root); without them those tests skip.
+After the suite passes on the pure build (the source), ``test`` builds the compiled wheel
+(mypyc, through the build backend's hook) into ``build/compiled`` and runs the suite's tests
+again against it; without a C compiler it says so and tests the pure build only.
 ``pip install --group``
 needs pip 25.1, so the pip inside ``.venv`` (never another) is upgraded first when it is older.
 Extra arguments go to the tool (``pytest`` for ``test``).
@@ -106,9 +110,36 @@ def ensure_browser_tools() -> None:
             print("chromium could not be installed: the browser test will skip", flush=True)
 
 
-def run(*cmd: str) -> int:
+def run(*cmd: str, env: dict[str, str] | None = None) -> int:
     print("$", " ".join(cmd), flush=True)
-    return subprocess.run(cmd, cwd=ROOT).returncode
+    return subprocess.run(cmd, cwd=ROOT, env=env).returncode
+
+
+def build_compiled() -> Path | None:
+    """The compiled build, unpacked into ``build/compiled`` (the wheel the build backend makes
+    with its mypyc hook on); ``None``, saying why, when it cannot be made (no C compiler)."""
+    out = ROOT / "build" / "compiled"
+    wheels = ROOT / "build" / "compiled-wheel"
+    source = ROOT / "build" / "compiled-source"  # (mypyc leaves its modules where it builds)
+    for folder in (out, wheels, source):
+        shutil.rmtree(folder, ignore_errors=True)
+    shutil.copytree(ROOT / "src", source / "src", ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy2(ROOT / name, source / name)
+    print("building the compiled wheel (mypyc) ...", flush=True)
+    env = {**os.environ, "HATCH_BUILD_HOOK_ENABLE_MYPYC": "1"}
+    cmd = [str(PYTHON), "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation"]
+    done = subprocess.run(
+        [*cmd, "-w", str(wheels), "."], cwd=source, env=env, capture_output=True, text=True
+    )
+    built = sorted(wheels.glob("jsonsnap-*.whl"))
+    if done.returncode != 0 or not built:
+        lines = done.stderr.strip().splitlines() or ["(no output)"]
+        said = [line.strip() for line in lines if "error" in line.lower()] or lines
+        print(f"no compiled build, the pure one only (a C compiler?): {said[-1]}", flush=True)
+        return None
+    shutil.unpack_archive(built[0], out, "zip")
+    return out
 
 
 def main(argv: list[str]) -> int:
@@ -123,7 +154,16 @@ def main(argv: list[str]) -> int:
         # One worker per core (pytest-xdist), unless the arguments say how many.
         told = any(arg.startswith(("-n", "--numprocesses")) for arg in args)
         workers = [] if told else ["-n", "auto"]
-        status = run(str(PYTHON), "-m", "pytest", *workers, *args)
+        print("== the tests, on the pure build ==", flush=True)
+        env = {**os.environ, "JSONSNAP_EXPECT_BUILD": "pure"}
+        status = run(str(PYTHON), "-m", "pytest", *workers, *args, env=env)
+        compiled = build_compiled() if status == 0 else None
+        if compiled is not None:
+            print(f"== the tests, on the compiled build ({compiled}) ==", flush=True)
+            path = os.pathsep.join(filter(None, [str(compiled), os.environ.get("PYTHONPATH")]))
+            env = {**env, "JSONSNAP_EXPECT_BUILD": "compiled", "PYTHONPATH": path}
+            # tests/ only: the docstrings' examples are of the source, run on the pure build.
+            status = run(str(PYTHON), "-m", "pytest", *workers, *args, "tests", env=env)
         if status == 0:
             status = run(str(PYTHON), "-m", "mypy")
         if status == 0:

@@ -7,7 +7,7 @@
 
 The wheel and the sdist are built by the build backend named in ``pyproject.toml`` through its
 PEP 517 hooks, as pip and ``python -m build`` call them, in a subprocess: a fraction of a second
-each, without a network or an isolated environment (``flit_core`` is in the ``test`` group).
+each, without a network or an isolated environment (``hatchling`` is in the ``test`` group).
 """
 
 from __future__ import annotations
@@ -40,10 +40,17 @@ PYPROJECT: Final[dict[str, Any]] = tomllib.loads((ROOT / "pyproject.toml").read_
 FIXTURE: Final = ROOT / "fixtures" / "anthropic" / "text_then_write_file.sse"
 EXAMPLE: Final = ROOT / "src" / "jsonsnap" / "examples" / "text_then_write_file.sse"
 #: What the sdist holds besides ``PKG-INFO``: these files, and every file in these folders.
-SDIST_FILES: Final = ("CHANGELOG.md", "LICENSE", "README.md", "dev.py", "pyproject.toml")
+SDIST_FILES: Final = (
+    ".gitignore",  # (hatchling puts it in every sdist: it says what the build leaves out)
+    "CHANGELOG.md",
+    "LICENSE",
+    "README.md",
+    "dev.py",
+    "pyproject.toml",
+)
 SDIST_FOLDERS: Final = ("benchmarks", "docs", "examples", "fixtures", "src", "tests")
 #: What a checkout has that the sdist leaves out: CI, git's files, and what tools make.
-NOT_IN_SDIST: Final = (".ci/", ".gitattributes", ".gitignore")
+NOT_IN_SDIST: Final = (".ci/", ".gitattributes")
 
 
 def build(hook: str, directory: Path, source: Path = ROOT) -> Path:
@@ -79,6 +86,7 @@ def tree_files(*folders: str) -> set[str]:
                 path.is_file()
                 and "__pycache__" not in parts
                 and "node_modules" not in parts
+                and ".hypothesis" not in parts
                 and path.suffix != ".pyc"
             ):
                 found.add(path.relative_to(ROOT).as_posix())
