@@ -4,7 +4,8 @@
     python3 dev.py demo    # replay a recorded tool call that writes a file, with its live preview
     python3 dev.py test    # the test suite on the pure build, then on the compiled build when
                            # a C compiler is there; then mypy --strict and ruff
-    python3 dev.py bench   # the benchmarks against json.loads and the peers (see README)
+    python3 dev.py bench   # the benchmarks against json.loads and the peers (see README);
+                           # --build compiled measures the compiled build (default: pure)
 
 Each task creates ``.venv`` in the checkout on first use and installs jsonsnap into it
 (editable), with the dependency groups of ``pyproject.toml`` the task needs (``test`` and
@@ -142,6 +143,24 @@ def build_compiled() -> Path | None:
     return out
 
 
+def _build_option(args: list[str]) -> tuple[str, list[str]]:
+    """``--build pure|compiled`` taken out of ``args`` (default ``pure``)."""
+    rest = list(args)
+    build = "pure"
+    for i, arg in enumerate(rest):
+        if arg == "--build" and i + 1 < len(rest):
+            build = rest[i + 1]
+            del rest[i : i + 2]
+            break
+        if arg.startswith("--build="):
+            build = arg.split("=", 1)[1]
+            del rest[i]
+            break
+    if build not in ("pure", "compiled"):
+        raise SystemExit(f"--build is pure or compiled, not {build!r}")
+    return build, rest
+
+
 def main(argv: list[str]) -> int:
     task, args = (argv[0], argv[1:]) if argv else ("help", [])
     if task == "demo":
@@ -173,7 +192,16 @@ def main(argv: list[str]) -> int:
         return status
     if task == "bench":
         ensure_env("bench")
-        return run(str(PYTHON), "benchmarks/run.py", *args)
+        build, args = _build_option(args)
+        env = {**os.environ, "JSONSNAP_EXPECT_BUILD": build}
+        if build == "compiled":
+            ensure_env("bench", "test", "lint")  # (the build hook, and mypy)
+            compiled = build_compiled()
+            if compiled is None:
+                return 1
+            path = os.pathsep.join(filter(None, [str(compiled), os.environ.get("PYTHONPATH")]))
+            env["PYTHONPATH"] = path
+        return run(str(PYTHON), "benchmarks/run.py", *args, env=env)
     print(__doc__)
     return 0 if task in ("help", "-h", "--help") else 2
 

@@ -1002,7 +1002,7 @@ def machine() -> dict[str, Any]:
         "python": f"{platform.python_implementation()} {platform.python_version()}",
         "platform": platform.platform(),
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-        "jsonsnap": f"{jsonsnap.__version__} at {source_revision()}",
+        "jsonsnap": f"{jsonsnap.__version__} ({jsonsnap.__build__} build) at {source_revision()}",
     }
 
 
