@@ -7,6 +7,8 @@ depend on where the body was cut.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import random
 import re
@@ -123,3 +125,35 @@ def all_fixtures() -> list[tuple[str, Path]]:
     openai = sorted((ROOT / "openai").glob("*.sse"))
     found += [("chat" if p.name.startswith("chat_") else "responses", p) for p in openai]
     return found
+
+
+# --------------------------------------------------------------------------- end states
+
+
+def error_state(error: Any) -> dict[str, Any] | None:
+    """A ``StreamError`` (or ``None``) as the expected files write it."""
+    return None if error is None else {"type": error.error_type, "message": error.message}
+
+
+def tool_state(tool: Any) -> dict[str, Any]:
+    """A tool input's end state as the expected files write it: status, JSON error, raw text."""
+    err = tool.error
+    return {
+        "status": tool.status,
+        "error": None if err is None else {"pos": err.pos, "msg": err.msg},
+        "raw": tool.raw,
+    }
+
+
+def run_readme_examples(blocks: Sequence[str], namespace: dict[str, object]) -> int:
+    """Run the README's ``blocks`` in order in ``namespace``: each must print exactly its
+    ``# -> text`` lines. How many lines were checked."""
+    checked = 0
+    for block in blocks:
+        expected = [m.group(1) for m in re.finditer(r"# -> (.*)$", block, re.M)]
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exec(compile(block, str(README), "exec", dont_inherit=True), namespace)
+        assert out.getvalue().splitlines() == expected
+        checked += len(expected)
+    return checked

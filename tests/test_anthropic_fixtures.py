@@ -18,7 +18,7 @@ import pytest
 
 from jsonsnap.anthropic import MessageAccumulator, StreamError, ToolInputError, accumulate
 from jsonsnap.sse import SSEDecoder
-from recordings import assert_same_json, cut, random_pieces, ways
+from recordings import assert_same_json, cut, error_state, random_pieces, tool_state, ways
 from values import diff
 
 FIXTURES: Final = Path(__file__).resolve().parent.parent / "fixtures" / "anthropic"
@@ -76,18 +76,8 @@ def result(acc: MessageAccumulator, error: StreamError | None) -> dict[str, Any]
     tools: dict[str, Any] = {}
     for index, tool in acc.tools.items():
         assert tool.complete == (tool.status == "complete"), index
-        err = tool.error
-        tools[str(index)] = {
-            "status": tool.status,
-            "error": None if err is None else {"pos": err.pos, "msg": err.msg},
-            "raw": tool.raw,
-        }
-    return {
-        "message": acc.message,
-        "done": acc.done,
-        "error": None if error is None else {"type": error.error_type, "message": error.message},
-        "tools": tools,
-    }
+        tools[str(index)] = tool_state(tool)
+    return {"message": acc.message, "done": acc.done, "error": error_state(error), "tools": tools}
 
 
 def check(name: str, got: dict[str, Any]) -> None:

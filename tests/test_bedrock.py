@@ -43,7 +43,7 @@ from jsonsnap.bedrock import (
     starts_eventstream,
 )
 from jsonsnap.streams import PROTOCOLS, Accumulator, detect
-from recordings import assert_same_json, cut, ways
+from recordings import assert_same_json, cut, error_state, tool_state, ways
 from values import diff, grows
 
 NAMES: Final = sorted(p.stem for p in FIXTURES.glob("*.bin"))
@@ -75,20 +75,8 @@ def make(name: str) -> Accumulator:
 
 
 def end_state(acc: Accumulator, error: StreamError | None) -> dict[str, Any]:
-    tools = {}
-    for index, tool in acc.tools.items():
-        err = tool.error
-        tools[str(index)] = {
-            "status": tool.status,
-            "error": None if err is None else {"pos": err.pos, "msg": err.msg},
-            "raw": tool.raw,
-        }
-    return {
-        "result": acc.result,
-        "done": acc.done,
-        "error": None if error is None else {"type": error.error_type, "message": error.message},
-        "tools": tools,
-    }
+    tools = {str(index): tool_state(tool) for index, tool in acc.tools.items()}
+    return {"result": acc.result, "done": acc.done, "error": error_state(error), "tools": tools}
 
 
 def replay(name: str, chunks: Iterable[bytes | str]) -> dict[str, Any]:

@@ -31,7 +31,7 @@ from jsonsnap import __main__ as cli
 from jsonsnap.gemini import GenerateContentAccumulator, accumulate, parse_json_path
 from jsonsnap.sse import ServerSentEvent
 from jsonsnap.streams import PROTOCOLS, StreamError, detect
-from recordings import assert_same_json, cut, ways
+from recordings import assert_same_json, cut, error_state, ways
 from test_stream_errors import INDEX, TEXT, VALUE, WRONG, check, shaped
 
 FIXTURES: Final = Path(__file__).resolve().parent.parent / "fixtures" / "gemini"
@@ -72,7 +72,7 @@ def end_state(acc: GenerateContentAccumulator, error: StreamError | None) -> dic
     return {
         "response": acc.response,
         "done": acc.done,
-        "error": None if error is None else {"type": error.error_type, "message": error.message},
+        "error": error_state(error),
         "tools": tools,
     }
 

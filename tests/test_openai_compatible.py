@@ -30,7 +30,7 @@ from jsonsnap.openai import (
 )
 from jsonsnap.openai._compat import QUIRKS, ChatToolInput, Quirk, dump_arguments, value_spans
 from jsonsnap.sse import ServerSentEvent
-from recordings import assert_same_json, cut, random_pieces, ways
+from recordings import assert_same_json, cut, error_state, random_pieces, ways
 from values import grows
 
 FIXTURES: Final = Path(__file__).resolve().parent.parent / "fixtures" / "openai-compatible"
@@ -92,7 +92,7 @@ def state(acc: ChatCompletionAccumulator, error: StreamError | None) -> dict[str
     return {
         "completion": acc.completion,
         "done": acc.done,
-        "error": None if error is None else {"type": error.error_type, "message": error.message},
+        "error": error_state(error),
         "tools": tools,
         "quirks": [[q.kind, q.choice, q.index] for q in acc.quirks],
     }

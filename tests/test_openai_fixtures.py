@@ -27,7 +27,7 @@ from jsonsnap.openai import (
     ToolInputError,
 )
 from jsonsnap.sse import SSEDecoder
-from recordings import assert_same_json, cut, random_pieces, ways
+from recordings import assert_same_json, cut, error_state, random_pieces, ways
 from values import diff, grows
 
 FIXTURES: Final = Path(__file__).resolve().parent.parent / "fixtures" / "openai"
@@ -106,7 +106,7 @@ def result(acc: Accumulator, error: StreamError | None) -> dict[str, Any]:
     else:
         state["completion"] = acc.completion
     state["done"] = acc.done
-    state["error"] = None if error is None else {"type": error.error_type, "message": error.message}
+    state["error"] = error_state(error)
     state["tools"] = {key: tool_state(tool) for key, tool in tools_of(acc).items()}
     return state
 

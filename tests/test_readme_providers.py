@@ -7,13 +7,9 @@ examples read the fixtures), and every line of the form ``print(...)  # -> text`
 
 from __future__ import annotations
 
-import contextlib
-import io
-import re
-
 import pytest
 
-from recordings import README, readme_blocks
+from recordings import README, readme_blocks, run_readme_examples
 
 SECTIONS = (
     "OpenAI-compatible servers",
@@ -26,13 +22,7 @@ SECTIONS = (
 @pytest.mark.parametrize("section", SECTIONS)
 def test_the_examples_run_as_the_readme_says(section: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(README.parent)
-    namespace: dict[str, object] = {"__name__": "readme_providers"}
-    for block in readme_blocks(section):
-        expected = [m.group(1) for m in re.finditer(r"# -> (.*)$", block, re.M)]
-        out = io.StringIO()
-        with contextlib.redirect_stdout(out):
-            exec(compile(block, str(README), "exec", dont_inherit=True), namespace)
-        assert out.getvalue().splitlines() == expected
+    run_readme_examples(readme_blocks(section), {"__name__": "readme_providers"})
 
 
 def test_the_table_names_every_protocol() -> None:

@@ -8,29 +8,19 @@ is checked too: the tolerant parser reads "before" as the JSON "after", with tha
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import re
 
 import jsonsnap
-from recordings import README, readme_blocks
+from recordings import README, readme_blocks, run_readme_examples
 
 SECTIONS = ("Tolerant mode: the JSON models really send", "Several values per stream")
 
 
 def test_the_examples_print_what_the_readme_says() -> None:
     namespace: dict[str, object] = {"__name__": "readme_repair"}
-    checked = 0
-    for section in SECTIONS:
-        for block in readme_blocks(section):
-            expected = [m.group(1) for m in re.finditer(r"# -> (.*)$", block, re.M)]
-            out = io.StringIO()
-            with contextlib.redirect_stdout(out):
-                exec(compile(block, str(README), "exec", dont_inherit=True), namespace)
-            assert out.getvalue().splitlines() == expected
-            checked += len(expected)
-    assert checked >= 7
+    blocks = [block for section in SECTIONS for block in readme_blocks(section)]
+    assert run_readme_examples(blocks, namespace) >= 7
 
 
 def test_the_table_of_repairs() -> None:

@@ -31,7 +31,7 @@ from jsonsnap.openai import ChatCompletionAccumulator
 from jsonsnap.sse import SSEDecoder
 from jsonsnap.streams import PROTOCOLS, StreamError, ToolInputError, Update
 from jsonsnap.vercel import UIMessageAccumulator, UIMessageEncoder
-from recordings import ROOT, all_fixtures, assert_same_json, cut, ways
+from recordings import ROOT, all_fixtures, assert_same_json, cut, error_state, tool_state, ways
 from test_stream_errors import DEEP, INDEX, TEXT, VALUE, check, deep, typed
 
 FIXTURES: Final = ROOT / "vercel"
@@ -60,15 +60,8 @@ def replay(chunks: Any) -> dict[str, Any]:
         for _ in acc.updates(chunks):
             pass
     except StreamError as exc:
-        error = {"type": exc.error_type, "message": exc.message}
-    tools = {
-        str(place): {
-            "status": tool.status,
-            "error": None if tool.error is None else {"pos": tool.error.pos, "msg": tool.error.msg},
-            "raw": tool.raw,
-        }
-        for place, tool in acc.tools.items()
-    }
+        error = error_state(exc)
+    tools = {str(place): tool_state(tool) for place, tool in acc.tools.items()}
     return {
         "message": acc.message,
         "done": acc.done,
