@@ -40,6 +40,15 @@ from typing import Any
 
 from ._observer import NOTHING, Key, Node, Observer, node
 
+try:  # A build-time name: the compiled build reads it, and nothing calls it there.
+    from mypy_extensions import mypyc_attr
+except ImportError:  # the pure build, or a compiled one without mypy_extensions installed
+
+    def mypyc_attr(*attrs: str, **kwattrs: object) -> Callable[[Any], Any]:  # type: ignore[misc]
+        """Leave the class as it is."""
+        return lambda cls: cls
+
+
 __all__ = ["DepthError", "Tree", "WatchedTree", "copy_value", "grow"]
 
 
@@ -86,6 +95,8 @@ def grow(holder: Any, key: Any, text: str) -> None:
     holder[key] = s
 
 
+# The schema checker's tree (``_check``, not compiled) derives from both trees.
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Tree:
     """The value being built, without hooks, depth limit or observer."""
 
@@ -135,12 +146,19 @@ class Tree:
         else:
             top[self.keys[-1]] = value
 
-    #: A whole scalar (a number, a literal, a string read in one piece).
-    scalar = _link
-    #: A whole scalar array element read by the ``elements`` fast path.
-    element = _link
-    #: A whole array or object, read at once.
-    whole = _link
+    def scalar(self, value: Any) -> None:
+        """A whole scalar (a number, a literal, a string read in one piece)."""
+        self._link(value)
+
+    def element(self, value: Any) -> None:
+        """A whole scalar array element read by the ``elements`` fast path (``_link`` for an
+        array, written out: there is one call per element)."""
+        self.version += 1
+        self.stack[-1].append(value)
+
+    def whole(self, value: Any) -> None:
+        """A whole array or object, read at once."""
+        self._link(value)
 
     def begins(self) -> None:
         """A number or literal begins, and the fragment ends before it does (for a schema
@@ -207,7 +225,7 @@ class Tree:
         holder = self.slot
         if holder is None:
             holder = self.pending
-            key = 0
+            key: Any = 0
         else:
             self.version += 1
             key = self.slot_key
@@ -317,6 +335,7 @@ class Tree:
         return self.slot is not None and path == self.path_here(len(self.stack))
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class WatchedTree(Tree):
     """A :class:`Tree` with object hooks, a depth limit and an observer.
 
