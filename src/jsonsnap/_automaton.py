@@ -31,7 +31,6 @@ what the snapshot shows: that is the builder's business.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any, ClassVar
 
 from ._errors import JSONDecodeError, SchemaError
@@ -60,7 +59,6 @@ from ._grammar import (
     VALUE,
     WS,
     WS_RE,
-    State,
 )
 from ._observer import NOTHING
 from ._tokens import Tokens
@@ -87,10 +85,8 @@ class Automaton(Tokens):
         "values",
     )
 
-    #: The method for each state (``_STEPS``; the tolerant automaton adds its own states).
-    steps: ClassVar[tuple[Callable[[Any, str, int, int], int], ...]]
     #: The state a top-level value begins in.
-    first: ClassVar[State] = VALUE
+    first: ClassVar[int] = VALUE
 
     def __init__(self, tree: Tree, fast: FastPaths, options: tuple[Any, ...]) -> None:
         """``options`` is the parser's resolved options (see ``_options.Options``)."""
@@ -158,10 +154,27 @@ class Automaton(Tokens):
         self.final = final
         pos = 0
         end = len(buf)
-        steps = self.steps
         try:
             while pos < end:
-                pos = steps[self.state](self, buf, pos, end)
+                # Each state's method, by how often the state is met (a chain of int
+                # comparisons and direct calls: the compiled build makes them machine code).
+                state = self.state
+                if state == STRING:
+                    pos = self._string(buf, pos, end)
+                elif state <= ARRAY_START:
+                    pos = self._value(buf, pos, end)
+                elif state == AFTER:
+                    pos = self._after(buf, pos, end)
+                elif state <= KEY:
+                    pos = self._key(buf, pos, end)
+                elif state == COLON:
+                    pos = self._colon(buf, pos, end)
+                elif state == NUMBER:
+                    pos = self._number(buf, pos, end)
+                elif state == DONE:
+                    pos = self._done(buf, pos, end)
+                else:
+                    pos = self._own_state(buf, pos, end)
                 if pos < 0:
                     break
             if final:
@@ -189,6 +202,10 @@ class Automaton(Tokens):
             self.line_start = self.offset + buf.rindex("\n", 0, pos) + 1
         self.offset += pos
         self.tail = buf[pos:] if pos < end else ""
+
+    def _own_state(self, buf: str, pos: int, end: int) -> int:
+        """A state that a derived automaton adds (the tolerant one's: ``_tolerant``)."""
+        raise NotImplementedError(f"no method for state {self.state}")
 
     def _finish(self, buf: str, pos: int, end: int) -> None:
         """The input ends (``pos`` is where reading stopped, ``~pos`` at a token held back)."""
@@ -462,19 +479,3 @@ class Automaton(Tokens):
                 here = (*here[:-1], len(stack[-1]) - 1)
             return path == here
         return False
-
-
-#: The method for each state of strict JSON, in ``State`` order.
-_STEPS: tuple[Callable[[Any, str, int, int], int], ...] = (
-    Automaton._value,
-    Automaton._value,
-    Automaton._key,
-    Automaton._key,
-    Automaton._colon,
-    Automaton._after,
-    Automaton._string,
-    Automaton._number,
-    Automaton._done,
-)
-assert len(_STEPS) == State.DONE + 1
-Automaton.steps = _STEPS

@@ -38,8 +38,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from ._grammar import (
-    ESCAPE_START_RE,
-    LOW_START_RE,
+    LANE_RE,
     RUN_RE,
     SIMPLE_ESCAPES,
     escape_boundary,
@@ -239,19 +238,11 @@ class Lane:
         else:
             buf = tail + data
         end = len(buf)
-        j = RUN_RE.match(buf).end()  # type: ignore[union-attr]
-        if (
-            j >= 6
-            and buf[j - 6] == "\\"
-            and buf[j - 3] in "89abAB"  # most escapes are not high surrogates: no call then
-            and high_surrogate_ends(buf, 0, j)
-        ):
-            # Held back while what follows may still become its low half.
-            if j < end and LOW_START_RE.fullmatch(buf, j) is None:
-                return None
-            j -= 6
-        elif j < end and ESCAPE_START_RE.fullmatch(buf, j) is None:
+        m = LANE_RE.match(buf)  # (never None: it matches "")
+        if m.end() < end:  # type: ignore[union-attr]  # something it does not take
             return None
+        # Where the run ends: what follows it, if anything (the group ``held``), is held back.
+        j = end if m.lastindex == 1 else m.start(2)  # type: ignore[union-attr]
         if not j:
             self.tail = buf
             return ""

@@ -131,18 +131,34 @@ TRANSITIONS: Final[dict[State, dict[str, frozenset[State]]]] = {
     State.DONE: {"ws": frozenset({State.DONE})},
 }
 
-VALUE: Final = State.VALUE
-ARRAY_START: Final = State.ARRAY_START
-OBJECT_START: Final = State.OBJECT_START
-KEY: Final = State.KEY
-COLON: Final = State.COLON
-AFTER: Final = State.AFTER
-STRING: Final = State.STRING
-NUMBER: Final = State.NUMBER
-DONE: Final = State.DONE
-TOP: Final = State.TOP
-PROSE: Final = State.PROSE
-COMMENT: Final = State.COMMENT
+# The states as plain ints, which the automaton keeps (``State`` names them): compared as
+# machine integers in the compiled build, where an enum member is an object.
+VALUE: Final = 0
+ARRAY_START: Final = 1
+OBJECT_START: Final = 2
+KEY: Final = 3
+COLON: Final = 4
+AFTER: Final = 5
+STRING: Final = 6
+NUMBER: Final = 7
+DONE: Final = 8
+TOP: Final = 9
+PROSE: Final = 10
+COMMENT: Final = 11
+assert list(State) == [
+    VALUE,
+    ARRAY_START,
+    OBJECT_START,
+    KEY,
+    COLON,
+    AFTER,
+    STRING,
+    NUMBER,
+    DONE,
+    TOP,
+    PROSE,
+    COMMENT,
+]
 
 # ---------------------------------------------------------------------------- characters
 
@@ -252,6 +268,29 @@ RUN_RE: Final = re.compile(
       | \\ ["\\/bfnrt]                   # a simple escape
       | \\u [0-9a-fA-F]{4}               # a \\uXXXX escape
     )*
+    """,
+    re.VERBOSE,
+)
+#: A fragment the lane takes (``_fast.Lane``), in one match: string content (``run``), then an
+#: escape the next fragment will finish or pair (``held``). A high surrogate escape is read
+#: in the run only with its low half; anything else after it (a lone high surrogate) is left
+#: to the automaton, as is a fragment this does not match to its end. It cannot fail, so it
+#: never backtracks into the run.
+LANE_RE: Final = re.compile(
+    r"""
+    (?P<run>
+        (?:
+            [^"\\\x00-\x1f]+                                   # plain characters
+          | \\ ["\\/bfnrt]                                     # a simple escape
+          | \\u (?! [dD][89abAB] ) [0-9a-fA-F]{4}                # not a high surrogate
+          | \\u [dD][89abAB][0-9a-fA-F]{2} \\u [dD][c-fC-F][0-9a-fA-F]{2}  # a pair
+        )*
+    )
+    (?P<held>
+        \\u [dD][89abAB][0-9a-fA-F]{2}                           # a high surrogate, and
+        (?: \\ (?: u (?: [dD] (?: [c-fC-F] [0-9a-fA-F]? )? )? )? )?  # a low one begun
+      | \\ (?: u [0-9a-fA-F]{0,3} )?                            # an escape begun
+    )?
     """,
     re.VERBOSE,
 )

@@ -48,7 +48,6 @@ from ._grammar import (
     SIMPLE_ESCAPES,
     VALUE,
     WS,
-    State,
 )
 from ._observer import NOTHING
 from ._tree import Tree, grow
@@ -110,7 +109,7 @@ class Tokens:
     at: int
     buf: str
     match: Any
-    state: State
+    state: int  # a ``State``
     tail: str
     offset: int
     lines: int

@@ -43,13 +43,12 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Final
 
-from ._automaton import _STEPS, Automaton
+from ._automaton import Automaton
 from ._errors import JSONDecodeError
 from ._fast import FastPaths
 from ._grammar import (
     AFTER,
     BYTE_ORDER_MARK,
-    COLON,
     COMMENT,
     DIGITS,
     DONE,
@@ -66,7 +65,6 @@ from ._grammar import (
     VALUE,
     WS,
     WS_RE,
-    State,
 )
 from ._observer import NOTHING
 from ._tree import Tree
@@ -229,6 +227,15 @@ class Tolerant(Automaton):
         self.repairs.append(Repair(kind, pos, self.count_lines + 1, pos - self.count_start + 1))
 
     # ------------------------------------------------------------------ the value's bounds
+
+    def _own_state(self, buf: str, pos: int, end: int) -> int:
+        """TOP, PROSE or COMMENT: the states that strict JSON has not."""
+        state = self.state
+        if state == TOP:
+            return self._top(buf, pos, end)
+        if state == PROSE:
+            return self._prose(buf, pos, end)
+        return self._in_comment(buf, pos, end)
 
     def _top(self, buf: str, pos: int, end: int) -> int:
         """TOP: a top-level value, or text before it."""
@@ -547,15 +554,3 @@ class Tolerant(Automaton):
         self.state = DONE
         self._record("unclosed", buf, end)
         return True
-
-
-#: The method for each state, in ``State`` order: strict JSON's (as overridden here), then the
-#: tolerant ones.
-Tolerant.steps = (
-    *(getattr(Tolerant, step.__name__) for step in _STEPS),
-    Tolerant._top,
-    Tolerant._prose,
-    Tolerant._in_comment,
-)
-assert len(Tolerant.steps) == len(State)
-assert len(_STEPS) == State.TOP and COLON < DONE < TOP < PROSE < COMMENT
