@@ -9,7 +9,9 @@ what makes them linear: a bounded tail, and records that do not build their path
 from __future__ import annotations
 
 import json
+import math
 import sys
+import time
 import tracemalloc
 from typing import Any
 
@@ -17,6 +19,7 @@ import pytest
 
 import jsonsnap
 from jsonsnap import ANY, Completed, ParserStateError
+from jsonsnap._fast import FastPaths
 from values import diff
 
 # --------------------------------------------------------------------------- long numbers
@@ -106,6 +109,52 @@ def test_hooks_get_final_numbers_only() -> None:
         assert all(type(x) is int for x in parser.snapshot())
     assert parser.close() == [12, 345, int("6" + "7" * 40)]
     assert seen == ["12", "345", "6" + "7" * 40]
+
+
+# --------------------------------------------------------------------------- long strings
+
+#: The ways a long string is read: the lane (fragments taken by ``Parser.feed`` itself), the
+#: automaton (``Tree.append``), and one character at a time.
+GROWTH_WAYS = {
+    "lane": (FastPaths(), 48, 1 << 15),
+    "automaton": (FastPaths(lane=False), 48, 1 << 15),
+    "1 char": (FastPaths(), 1, 1 << 13),
+}
+
+
+def _seconds_to_stream(chars: int, fast: FastPaths, size: int) -> float:
+    """CPU seconds to stream a file write of ``chars`` characters of content (with escapes
+    and non-ASCII text) in fragments of ``size``: the best of three."""
+    line = 'print("value: %s\\n" % x)\t# été \U0001f680 done\n'
+    content = json.dumps(line * (chars // len(line)))  # quotes, escapes and surrogate pairs
+    doc = '{"path": "a.py", "content": ' + content + "}"
+    fragments = [doc[i : i + size] for i in range(0, len(doc), size)]
+    best = float("inf")
+    for _ in range(3):
+        start = time.process_time()
+        parser = jsonsnap.Parser(_fast_paths=fast)
+        for fragment in fragments:
+            parser.feed(fragment)
+            parser.snapshot()
+        parser.close()
+        best = min(best, time.process_time() - start)
+    return best
+
+
+@pytest.mark.skipif(
+    sys.gettrace() is not None, reason="a tracer makes CPython 3.11 copy a string it appends to"
+)
+@pytest.mark.parametrize("way", list(GROWTH_WAYS))
+def test_an_open_string_grows_in_place(way: str) -> None:
+    """Streaming 16 times more content takes about 16 times longer, on the build under test:
+    the open string is appended to in place, never copied (a copy per fragment would make it
+    256 times). ``benchmarks/run.py`` holds B's growth exponent to 1.1; this only catches a
+    quadratic cost, with room for a busy machine."""
+    fast, size, chars = GROWTH_WAYS[way]
+    small = _seconds_to_stream(chars, fast, size)
+    large = _seconds_to_stream(16 * chars, fast, size)
+    exponent = math.log(large / small) / math.log(16)
+    assert exponent < 1.4, f"{way}: {small:.4f} s -> {large:.4f} s, exponent {exponent:.2f}"
 
 
 # --------------------------------------------------------------------------- deep nesting
