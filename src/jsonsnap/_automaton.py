@@ -58,7 +58,7 @@ from ._grammar import (
     UNTERMINATED_STRING,
     VALUE,
     WS,
-    WS_RE,
+    skip_ws,
 )
 from ._observer import NOTHING
 from ._tokens import Tokens
@@ -242,7 +242,7 @@ class Automaton(Tokens):
         per element would cost a tenth of the time on arrays of records)."""
         c = buf[pos]
         if c in WS:
-            pos = WS_RE.match(buf, pos).end()  # type: ignore[union-attr]
+            pos = skip_ws(buf, pos, end)
             if pos == end:
                 return pos
             c = buf[pos]
@@ -319,7 +319,7 @@ class Automaton(Tokens):
         (written out here, as the elements are in ``_value``)."""
         c = buf[pos]
         if c in WS:
-            pos = WS_RE.match(buf, pos).end()  # type: ignore[union-attr]
+            pos = skip_ws(buf, pos, end)
             if pos == end:
                 return pos
             c = buf[pos]
@@ -358,7 +358,7 @@ class Automaton(Tokens):
     def _colon(self, buf: str, pos: int, end: int) -> int:
         c = buf[pos]
         if c in WS:
-            return WS_RE.match(buf, pos).end()  # type: ignore[union-attr]
+            return skip_ws(buf, pos, end)
         if c != ":":
             return self._no_colon(buf, pos, end)
         self.state = VALUE
@@ -372,7 +372,7 @@ class Automaton(Tokens):
         while True:  # the state stays AFTER while brackets close
             c = buf[pos]
             if c in WS:
-                pos = WS_RE.match(buf, pos).end()  # type: ignore[union-attr]
+                pos = skip_ws(buf, pos, end)
                 if pos == end:
                     return pos
                 c = buf[pos]
@@ -393,7 +393,7 @@ class Automaton(Tokens):
 
     def _done(self, buf: str, pos: int, end: int) -> int:
         if buf[pos] in WS:
-            return WS_RE.match(buf, pos).end()  # type: ignore[union-attr]
+            return skip_ws(buf, pos, end)
         return self._extra(buf, pos, end)
 
     # ------------------------------------------------------------------ where strict JSON ends

@@ -27,6 +27,7 @@ __all__ = [
     "escape_boundary",
     "high_surrogate_ends",
     "scanstring",
+    "skip_ws",
 ]
 
 
@@ -305,6 +306,15 @@ LOW_START_RE: Final = re.compile(
 #: The standard library's string decoder (C when available): content after an opening quote
 #: up to the closing one -> (decoded text, position after the quote).
 scanstring: Callable[[str, int, bool], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
+
+
+def skip_ws(buf: str, pos: int, end: int) -> int:
+    """The position after the whitespace that begins at ``buf[pos]``: one character (the
+    commonest, after a colon or a comma) is stepped over without a regex call."""
+    pos += 1
+    if pos < end and buf[pos] in WS:
+        return WS_RE.match(buf, pos).end()  # type: ignore[union-attr]
+    return pos
 
 
 def high_surrogate_ends(buf: str, start: int, stop: int) -> bool:

@@ -64,7 +64,7 @@ from ._grammar import (
     TOP,
     VALUE,
     WS,
-    WS_RE,
+    skip_ws,
 )
 from ._observer import NOTHING
 from ._tree import Tree
@@ -241,7 +241,7 @@ class Tolerant(Automaton):
         """TOP: a top-level value, or text before it."""
         c = buf[pos]
         if c in WS:
-            return WS_RE.match(buf, pos).end()  # type: ignore[union-attr]
+            return skip_ws(buf, pos, end)
         if c in "{[\"'":
             self.state = VALUE
             return pos
