@@ -196,7 +196,7 @@ class Automaton(Tokens):
             self._show_number(self.number[0], self.number_cut)
         if tree.retracted is not None:
             tree.settle_retracted()
-        newlines = buf.count("\n", 0, pos)
+        newlines = buf.count("\n", 0, pos) if "\n" in buf else 0
         if newlines:
             self.lines += newlines
             self.line_start = self.offset + buf.rindex("\n", 0, pos) + 1

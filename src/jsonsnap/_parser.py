@@ -283,14 +283,15 @@ class Parser(Reading):
         """Enter the lane: the automaton stopped inside a visible string."""
         if self._decoder is not None:  # bytes: the lane takes text only
             return
-        if getattr(self._tree, "saved", None) is not None:  # a string checked by character
-            return
-        if self._auto.closer != '"':  # a single-quoted string, an unquoted key: no lane
+        auto = self._auto
+        # A string that a schema checks character by character has its fast paths off
+        # (``_check``); a single-quoted string or an unquoted key (tolerant) has no lane.
+        if not auto.fast.lane or auto.closer != '"':
             return
         lanes = self._lanes
         if lanes is None:
             lanes = self._lanes = Lane()
-        self._lane = lanes.arm(self._tree, self._auto)
+        self._lane = lanes.arm(self._tree, auto)
 
     def _leave_lane(self) -> None:
         """Count what the lane read, and give back what it held."""
