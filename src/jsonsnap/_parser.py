@@ -162,10 +162,12 @@ class Parser(Reading):
                     text: str | None = SIMPLE_ESCAPES[data]
                 else:
                     text = lane.take(data)
-            elif plain or (
-                type(data) is str and '"' not in data and "\\" not in data and data.isprintable()
-            ):
-                text = data  # type: ignore[assignment]  # plain text (or "", printable too)
+            elif plain:
+                text = data  # type: ignore[assignment]
+            elif type(data) is not str or '"' in data:
+                text = None  # the string may end in it (or bytes): the lane declines
+            elif "\\" not in data and data.isprintable():
+                text = data  # plain text (or "", printable too)
             elif data == "\\":  # an escape begins: the next fragment says which
                 lane.tail = data
                 return False
