@@ -4,19 +4,24 @@
     python3 dev.py demo    # replay a recorded tool call that writes a file, with its live preview
     python3 dev.py test    # the test suite on the pure build, then on the compiled build when
                            # a C compiler is there; then mypy --strict and ruff
-    python3 dev.py bench   # the benchmarks against json.loads and the peers (see README);
-                           # --build compiled measures the compiled build (default: pure)
+    python3 dev.py bench   # the benchmarks against json.loads and the peers (see README),
+                           # with the pure and the compiled build side by side when a C
+                           # compiler is there; --build pure|compiled|both chooses
 
 Each task creates ``.venv`` in the checkout on first use and installs jsonsnap into it
 (editable), with the dependency groups of ``pyproject.toml`` the task needs (``test`` and
-``lint`` for ``test``, ``bench`` for ``bench``). It installs again only when what it installed
+``lint`` for ``test``, ``bench`` for ``bench``, with ``test`` and ``lint`` too when it builds
+the compiled build). It installs again only when what it installed
 from changes: the ``[build-system]``, ``[project]`` or ``[dependency-groups]`` tables (on
 Python 3.10, which has no ``tomllib``, any change to ``pyproject.toml``). ``test`` also
 installs, where it can, what the tests of the web front end use: the node packages of
 ``tests/js`` (``npm ci``) and Chromium (apt-get, as root); without them those tests skip.
 After the suite passes on the pure build (the source), ``test`` builds the compiled wheel
 (mypyc, through the build backend's hook) into ``build/compiled`` and runs the suite's tests
-again against it; without a C compiler it says so and tests the pure build only.
+again against it; without a C compiler it says so and tests the pure build only. ``bench``
+builds it too and measures it beside the pure build (``--build both``, the default when it can
+be built; else the pure build only, saying why); ``--build pure`` measures the pure build only,
+``--build compiled`` the compiled build only (the whole run on it).
 ``pip install --group``
 needs pip 25.1, so the pip inside ``.venv`` (never another) is upgraded first when it is older.
 Extra arguments go to the tool (``pytest`` for ``test``).
@@ -143,10 +148,11 @@ def build_compiled() -> Path | None:
     return out
 
 
-def _build_option(args: list[str]) -> tuple[str, list[str]]:
-    """``--build pure|compiled`` taken out of ``args`` (default ``pure``)."""
+def _build_option(args: list[str]) -> tuple[str | None, list[str]]:
+    """``--build pure|compiled|both`` taken out of ``args`` (``None`` when not given: ``both``
+    when the compiled build can be made, else ``pure``)."""
     rest = list(args)
-    build = "pure"
+    build: str | None = None
     for i, arg in enumerate(rest):
         if arg == "--build" and i + 1 < len(rest):
             build = rest[i + 1]
@@ -156,8 +162,8 @@ def _build_option(args: list[str]) -> tuple[str, list[str]]:
             build = arg.split("=", 1)[1]
             del rest[i]
             break
-    if build not in ("pure", "compiled"):
-        raise SystemExit(f"--build is pure or compiled, not {build!r}")
+    if build not in (None, "pure", "compiled", "both"):
+        raise SystemExit(f"--build is pure, compiled or both, not {build!r}")
     return build, rest
 
 
@@ -191,16 +197,22 @@ def main(argv: list[str]) -> int:
             status = run(str(PYTHON), "-m", "ruff", "format", "--check", ".")
         return status
     if task == "bench":
-        build, args = _build_option(args)
+        asked, args = _build_option(args)
+        listing = any(arg in ("--list", "-h", "--help") for arg in args)
+        build = asked or ("pure" if listing else "both")
         # The compiled build needs the build hook (test) and mypy (lint) too.
-        ensure_env("bench", *(("test", "lint") if build == "compiled" else ()))
-        env = {**os.environ, "JSONSNAP_EXPECT_BUILD": build}
-        if build == "compiled":
-            compiled = build_compiled()
-            if compiled is None:
+        ensure_env("bench", *(("test", "lint") if build != "pure" else ()))
+        env = {**os.environ, "JSONSNAP_EXPECT_BUILD": "pure"}
+        compiled = build_compiled() if build != "pure" else None
+        if compiled is None and build != "pure":
+            if asked is not None:
                 return 1
+            print("measuring the pure build only (no compiled build, see above)", flush=True)
+        elif compiled is not None and build == "compiled":
             path = os.pathsep.join(filter(None, [str(compiled), os.environ.get("PYTHONPATH")]))
-            env["PYTHONPATH"] = path
+            env = {**env, "JSONSNAP_EXPECT_BUILD": "compiled", "PYTHONPATH": path}
+        elif compiled is not None:
+            args = ["--compiled", str(compiled.relative_to(ROOT)), *args]
         return run(str(PYTHON), "benchmarks/run.py", *args, env=env)
     print(__doc__)
     return 0 if task in ("help", "-h", "--help") else 2

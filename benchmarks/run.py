@@ -3,6 +3,7 @@
     python3 dev.py bench                      # everything; writes docs/benchmarks.{md,json,png}
     python3 dev.py bench --quick              # small sizes only, a smoke run (prints only)
     python3 dev.py bench --only A,B --peers jsonsnap,jiter --repeat 5 --budget 60 --no-write
+    .venv/bin/python benchmarks/run.py --compiled build/compiled   # both builds side by side
 
 For every workload (see ``workloads.py``) and every available parser (see ``peers.py``) it
 streams the fragments, takes a snapshot after each one, and reports the total time, the median
@@ -14,6 +15,11 @@ Group ``H`` (run unless ``--only`` leaves it out) adds the growth exponents of j
 hostile inputs of ``hostile.py``, group ``S`` what checking against a schema costs
 (``schema.py``) and group ``R`` what tolerant mode costs (``tolerant.py``). See
 ``benchmarks/README.md``.
+
+``--compiled DIR`` measures the compiled build in ``DIR`` too, beside the pure build this
+process imports: a worker process (``run.py --worker``, with ``DIR`` first on its path) streams
+each workload of groups A-F right after this process has, and its cells (``jsonsnap-compiled``)
+go into the same tables, with their ratios to this process's ``json.loads``.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ import contextlib
 import datetime
 import functools
 import gc
+import hashlib
 import json
 import math
 import os
@@ -47,7 +54,8 @@ import workloads as workloads_module
 from peers import Peer
 from workloads import Workload
 
-ROOT = Path(__file__).resolve().parent.parent
+BENCH = Path(__file__).resolve().parent
+ROOT = BENCH.parent
 HOSTILE = "H"
 """The group of hostile inputs (``hostile.py``): growth exponents of jsonsnap alone."""
 SCHEMA = "S"
@@ -57,6 +65,8 @@ TOLERANT = "R"
 beside json_repair."""
 REFERENCE = "jiter-trailing"
 """The peer whose time is divided by each parser's in the last column."""
+COMPILED = "jsonsnap-compiled"
+"""The id of the compiled build's cells, measured by a worker process (``--compiled DIR``)."""
 
 clock = time.perf_counter
 
@@ -803,95 +813,159 @@ class Target:
         return f"{word}  {self.name}: {self.text}"
 
 
+def usable_time(c: Cell | None) -> float | None:
+    """The time of a cell (measured or projected), ``None`` when it crashed or timed out."""
+    if c is None or c.status in ("crashed", "timeout"):
+        return None
+    return c.time
+
+
+def stretch_text(ratio: float, stretch: float | None) -> str:
+    if stretch is None:
+        return ""
+    return f"; stretch goal {stretch:g}x {'met' if ratio <= stretch else 'not met'}"
+
+
+class Goals:
+    """The checks behind the targets, on the cells of one build (``peer``: ``jsonsnap`` or
+    ``jsonsnap-compiled``); each adds a :class:`Target` to ``out``, its name after ``prefix``."""
+
+    def __init__(
+        self, results: list[WorkloadResult], rows: list[Growth], peer: str, prefix: str = ""
+    ) -> None:
+        self.results = results
+        self.by_name = {r.workload.name: r for r in results}
+        self.rows = rows
+        self.peer = peer
+        self.prefix = prefix
+        self.out: list[Target] = []
+
+    def add(self, name: str, passed: bool | None, text: str) -> None:
+        self.out.append(Target(self.prefix + name, passed, text))
+
+    def snap(self, wname: str) -> tuple[WorkloadResult, Cell] | None:
+        """The workload and the build's cell on it, when that cell was measured in full."""
+        r = self.by_name.get(wname)
+        c = r.cell(self.peer) if r is not None else None
+        if r is None or c is None or c.seconds is None:
+            return None
+        return r, c
+
+    def vs_loads(self, name: str, wname: str, limit: float, stretch: float | None = None) -> None:
+        """Total on ``wname`` at most ``limit`` times ``json.loads`` of the document."""
+        got = self.snap(wname)
+        if got is None:
+            self.add(name, None, f"{wname} not measured")
+            return
+        r, c = got
+        assert c.seconds is not None
+        ratio = c.seconds / r.baseline.seconds
+        self.add(
+            name,
+            ratio <= limit,
+            f"{fmt_ratio(ratio)} ({fmt_time(c.seconds)} vs json.loads "
+            f"{fmt_time(r.baseline.seconds)}){stretch_text(ratio, stretch)}",
+        )
+
+    def vs_reference(
+        self, wname: str, short: str, limit: float, stretch: float | None = None
+    ) -> None:
+        """Total on ``wname`` at most ``limit`` times the reference's (jiter-trailing)."""
+        name = f"{short} total <= {limit:g}x {REFERENCE}"
+        got = self.snap(wname)
+        if got is None:
+            self.add(name, None, f"{short} not measured")
+            return
+        r, c = got
+        assert c.seconds is not None
+        ref = r.cell(REFERENCE)
+        ref_time = usable_time(ref)
+        if ref_time is None:
+            self.add(name, None, f"{REFERENCE} not measured")
+            return
+        ratio = c.seconds / ref_time
+        self.add(
+            name,
+            ratio <= limit,
+            f"{fmt_ratio(ratio)} ({self.peer} {fmt_time(c.seconds)}, "
+            f"{REFERENCE} {fmt_time(ref_time)}){stretch_text(ratio, stretch)}",
+        )
+
+    def faster_than_reference(self, wname: str, factor: float) -> None:
+        """The reference (jiter-trailing) at least ``factor`` times slower on ``wname``."""
+        name = f"{wname} >= {factor:g}x faster than {REFERENCE}"
+        got = self.snap(wname)
+        ref = self.by_name[wname].cell(REFERENCE) if wname in self.by_name else None
+        ref_time = usable_time(ref)
+        if got is None or ref is None or ref_time is None:
+            self.add(name, None, f"{self.peer} or {REFERENCE} not measured")
+            return
+        c = got[1]
+        assert c.seconds is not None
+        speedup = ref_time / c.seconds
+        how = "projected" if ref.is_projected else "measured"
+        self.add(
+            name,
+            speedup >= factor,
+            f"{fmt_ratio(speedup)} ({REFERENCE} {fmt_time(ref_time)} {how}, "
+            f"{self.peer} {fmt_time(c.seconds)})",
+        )
+
+    def growth(self, limit: float) -> None:
+        """The growth exponent of the B sizes, 10 KB -> 1 MB."""
+        g = next((x for x in self.rows if x.peer == self.peer), None)
+        name = f"B growth exponent 10 KB -> 1 MB <= {limit:g}"
+        if g is None or g.exponent is None:
+            self.add(name, None, "B sizes not measured")
+        else:
+            self.add(name, g.exponent <= limit, f"{g.exponent:.3f}")
+
+    def correct(self, name: str) -> None:
+        """The final value equal to ``json.loads``'s on every workload the build streamed."""
+        wrong = [
+            f"{r.workload.name} ({c.status}: {c.detail or c.correct_note})"
+            for r in self.results
+            for c in r.cells
+            if c.peer == self.peer and (c.status != "ok" or not c.correct)
+        ]
+        snapped = [r for r in self.results if r.cell(self.peer) is not None]
+        if snapped:
+            self.add(
+                name,
+                not wrong,
+                "; ".join(wrong) if wrong else f"{len(snapped)} of {len(snapped)}",
+            )
+
+
 def targets(
     results: list[WorkloadResult],
     rows: list[Growth],
     shots: list[OneShot],
     chosen: list[Peer],
 ) -> list[Target]:
-    by_name = {r.workload.name: r for r in results}
-    out: list[Target] = []
+    """The targets of jsonsnap (the build this process imports)."""
+    goals = Goals(results, rows, "jsonsnap")
+    by_name = goals.by_name
+    out = goals.out
 
-    def snap(wname: str) -> tuple[WorkloadResult, Cell] | None:
-        r = by_name.get(wname)
-        c = r.cell("jsonsnap") if r is not None else None
-        if r is None or c is None or c.seconds is None:
-            return None
-        return r, c
+    goals.vs_loads("B 1 MB total <= 30x json.loads", "B 1 MB", 30)
+    goals.faster_than_reference("B 1 MB", 300)
+    goals.growth(1.1)
 
-    def vs_loads(name: str, wname: str, limit: float) -> None:
-        got = snap(wname)
-        if got is None:
-            out.append(Target(name, None, f"{wname} not measured"))
-            return
-        r, c = got
-        assert c.seconds is not None
-        ratio = c.seconds / r.baseline.seconds
-        out.append(
-            Target(
-                name,
-                ratio <= limit,
-                f"{fmt_ratio(ratio)} ({fmt_time(c.seconds)} vs json.loads "
-                f"{fmt_time(r.baseline.seconds)})",
-            )
-        )
-
-    vs_loads("B 1 MB total <= 30x json.loads", "B 1 MB", 30)
-
-    got = snap("B 1 MB")
-    ref = by_name["B 1 MB"].cell(REFERENCE) if "B 1 MB" in by_name else None
-    name = f"B 1 MB >= 300x faster than {REFERENCE}"
-    if got is None or ref is None or ref.time is None or ref.status in ("crashed", "timeout"):
-        out.append(Target(name, None, f"jsonsnap or {REFERENCE} not measured"))
-    else:
-        c = got[1]
-        assert c.seconds is not None
-        speedup = ref.time / c.seconds
-        how = "projected" if ref.is_projected else "measured"
-        out.append(
-            Target(
-                name,
-                speedup >= 300,
-                f"{fmt_ratio(speedup)} ({REFERENCE} {fmt_time(ref.time)} {how}, "
-                f"jsonsnap {fmt_time(c.seconds)})",
-            )
-        )
-
-    g = next((x for x in rows if x.peer == "jsonsnap"), None)
-    name = "B growth exponent 10 KB -> 1 MB <= 1.1"
-    if g is None or g.exponent is None:
-        out.append(Target(name, None, "B sizes not measured"))
-    else:
-        out.append(Target(name, g.exponent <= 1.1, f"{g.exponent:.3f}"))
-
-    got = snap("A tool call")
+    goals.vs_reference("A tool call", "A", 1.5)
+    got = goals.snap("A tool call")
+    name = "A >= 3x faster than every pure-Python peer"
     if got is None:
-        out.append(Target("A total <= 1.5x jiter-trailing", None, "A not measured"))
-        out.append(Target("A >= 3x faster than every pure-Python peer", None, "A not measured"))
+        out.append(Target(name, None, "A not measured"))
     else:
         r, c = got
         assert c.seconds is not None
-        ref = r.cell(REFERENCE)
-        name = f"A total <= 1.5x {REFERENCE}"
-        if ref is None or ref.time is None or ref.status in ("crashed", "timeout"):
-            out.append(Target(name, None, f"{REFERENCE} not measured"))
-        else:
-            ratio = c.seconds / ref.time
-            out.append(
-                Target(
-                    name,
-                    ratio <= 1.5,
-                    f"{fmt_ratio(ratio)} (jsonsnap {fmt_time(c.seconds)}, "
-                    f"{REFERENCE} {fmt_time(ref.time)})",
-                )
-            )
         pure = [p.id for p in chosen if p.pure_python and p.id != "jsonsnap"]
         speedups: list[tuple[float, str]] = []
         for pid in pure:
             pc = r.cell(pid)
             if pc is not None and pc.time is not None and pc.status not in ("crashed", "timeout"):
                 speedups.append((pc.time / c.seconds, pid))
-        name = "A >= 3x faster than every pure-Python peer"
         if not speedups:
             out.append(Target(name, None, "no pure-Python peer measured"))
         else:
@@ -901,12 +975,12 @@ def targets(
                 Target(name, worst >= 3, f"slowest margin {fmt_ratio(worst)} ({who}); {listing}")
             )
 
-    vs_loads("C 20,000 total <= 5x json.loads", "C 20,000", 5)
-    vs_loads("D total <= 20x json.loads", "D deep 500", 20)
-    vs_loads("E total <= 50x json.loads", "E escapes 100 KB", 50)
-    vs_loads("F total <= 100x json.loads", "F 1-char 100 KB", 100)
+    goals.vs_loads("C 20,000 total <= 5x json.loads", "C 20,000", 5)
+    goals.vs_loads("D total <= 20x json.loads", "D deep 500", 20)
+    goals.vs_loads("E total <= 50x json.loads", "E escapes 100 KB", 50)
+    goals.vs_loads("F total <= 100x json.loads", "F 1-char 100 KB", 100)
 
-    got = snap("F 1-char 100 KB")
+    got = goals.snap("F 1-char 100 KB")
     name = "F linear (slope of time vs chars fed, 10% -> 100%, <= 1.1)"
     if got is None or got[1].internal_exponent is None:
         out.append(Target(name, None, "F not measured"))
@@ -929,7 +1003,7 @@ def targets(
             )
         )
 
-    got = snap("B 1 MB")
+    got = goals.snap("B 1 MB")
     name = "B 1 MB peak memory <= 2x json.loads's"
     if got is None or got[1].peak is None:
         out.append(Target(name, None, "not measured"))
@@ -945,22 +1019,68 @@ def targets(
             )
         )
 
-    wrong = [
-        f"{r.workload.name} ({c.status}: {c.detail or c.correct_note})"
-        for r in results
-        for c in r.cells
-        if c.peer == "jsonsnap" and (c.status != "ok" or not c.correct)
-    ]
-    snapped = [r for r in results if r.cell("jsonsnap") is not None]
-    if snapped:
-        out.append(
-            Target(
-                "jsonsnap's final value == json.loads on every workload",
-                not wrong,
-                "; ".join(wrong) if wrong else f"{len(snapped)} of {len(snapped)}",
-            )
-        )
+    goals.correct("jsonsnap's final value == json.loads on every workload")
     return out
+
+
+def compiled_targets(results: list[WorkloadResult], rows: list[Growth]) -> list[Target]:
+    """The targets of the compiled build, from its cells (``jsonsnap-compiled``)."""
+    goals = Goals(results, rows, COMPILED, "compiled: ")
+    goals.vs_reference("A tool call", "A", 2, stretch=1.5)
+    goals.vs_loads("C 20,000 total <= 5x json.loads", "C 20,000", 5, stretch=3)
+    goals.vs_loads("D total <= 10x json.loads", "D deep 500", 10)
+    goals.vs_loads("E total <= 40x json.loads", "E escapes 100 KB", 40)
+    goals.vs_loads("F total <= 50x json.loads", "F 1-char 100 KB", 50)
+    goals.vs_loads("B 1 MB total <= 30x json.loads", "B 1 MB", 30)
+    goals.faster_than_reference("B 1 MB", 300)
+    goals.growth(1.1)
+    goals.correct("final value == json.loads on every workload")
+    return goals.out
+
+
+def builds_table(results: list[WorkloadResult]) -> str | None:
+    """The pure and the compiled build side by side on each workload (``None`` without
+    compiled cells)."""
+    pairs = [(r, r.cell("jsonsnap"), r.cell(COMPILED)) for r in results]
+    lines = [
+        "### The two builds",
+        "",
+        "jsonsnap's pure build (the source, in this process) and its compiled build (the same "
+        "source compiled with mypyc, in a worker process), each as a multiple of this "
+        "process's `json.loads` of the complete document; compiled / pure under 1 means the "
+        "compiled build is faster. `~` marks a projection.",
+        "",
+        "| workload | json.loads | pure | x json.loads | compiled | x json.loads "
+        "| compiled / pure |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    shown = 0
+    for r, pure, compiled in pairs:
+        if pure is None or compiled is None:
+            continue
+        shown += 1
+        base = r.baseline.seconds
+        pt, ct = usable_time(pure), usable_time(compiled)
+        both = fmt_ratio(ct / pt, pure.is_projected or compiled.is_projected) if pt and ct else "—"
+        lines.append(
+            f"| {r.workload.name} | {fmt_time(base)} "
+            f"| {build_time(pure)} | {fmt_ratio(pt / base, pure.is_projected) if pt else '—'} "
+            f"| {build_time(compiled)} "
+            f"| {fmt_ratio(ct / base, compiled.is_projected) if ct else '—'} | {both} |"
+        )
+    lines.append("")
+    return "\n".join(lines) if shown else None
+
+
+def build_time(c: Cell) -> str:
+    """A build's total in :func:`builds_table`, with its status when it is not ``ok``."""
+    t = usable_time(c)
+    if t is None:
+        return cell_text(f"{c.status}: {c.detail}")
+    text = ("~" if c.is_projected else "") + fmt_time(t)
+    if c.status == "skipped":
+        return f"{text} (skipped)"
+    return f"{text} (wrong value)" if c.status == "wrong" else text
 
 
 # --------------------------------------------------------------------------- machine
@@ -995,15 +1115,199 @@ def source_revision() -> str:
     return f"{rev} (src/ modified)" if dirty else rev
 
 
-def machine() -> dict[str, Any]:
+def shown_path(path: Path) -> str:
+    """``path`` relative to the checkout when it is inside it."""
+    path = path.resolve()
+    return str(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)
+
+
+def machine(compiled: Path | None = None) -> dict[str, Any]:
+    """The machine and the build(s) measured (``compiled``: the folder of the compiled build
+    measured by the worker beside this process's)."""
+    measured = f"{jsonsnap.__version__} ({jsonsnap.__build__} build) at {source_revision()}"
+    if compiled is not None:
+        measured = (
+            f"{jsonsnap.__version__} at {source_revision()}: {jsonsnap.__build__} build "
+            f"(in-process) and compiled build (from {shown_path(compiled)}, in a worker process)"
+        )
     return {
         "cpu": cpu_model(),
         "cores": os.cpu_count(),
         "python": f"{platform.python_implementation()} {platform.python_version()}",
         "platform": platform.platform(),
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-        "jsonsnap": f"{jsonsnap.__version__} ({jsonsnap.__build__} build) at {source_revision()}",
+        "jsonsnap": measured,
     }
+
+
+# --------------------------------------------------------------------------- the compiled build
+
+
+class CompiledBuild(Peer):
+    """The compiled build's row in the parser table; its cells come from a :class:`Worker`."""
+
+    id = COMPILED
+    distribution = "jsonsnap"
+    model = "incremental"
+    pure_python = False
+    notes = (
+        "the same source compiled with mypyc (compiled build), measured in its own process in "
+        "the same run"
+    )
+
+    def __init__(self, version: str) -> None:
+        super().__init__()
+        self._version = version
+
+    def version(self) -> str:
+        return self._version
+
+
+def build_problem(expected: str, folder: Path | None = None) -> str | None:
+    """What is wrong with the jsonsnap imported here when it is not the ``expected`` build
+    (imported from ``folder``, when given); ``None`` when it is."""
+    where = Path(jsonsnap.__file__ or "").resolve().parent
+    if jsonsnap.__build__ != expected:
+        return f"jsonsnap is the {jsonsnap.__build__} build ({where}), not the {expected} build"
+    if folder is not None and not where.is_relative_to(folder.resolve()):
+        return f"jsonsnap was imported from {where}, not from {folder}"
+    return None
+
+
+def fingerprint(wls: Sequence[Workload]) -> str:
+    """A digest of the workloads' names, texts and cut points: the same in two processes when
+    they stream the same fragments."""
+    digest = hashlib.sha256()
+    for wl in wls:
+        digest.update(wl.name.encode() + b"\0" + wl.text.encode() + b"\0")
+        digest.update(",".join(str(len(f)) for f in wl.fragments).encode() + b"\1")
+    return digest.hexdigest()
+
+
+def worker(spec: str) -> int:
+    """``run.py --worker SPEC``: measure the jsonsnap peer (the compiled build in
+    ``SPEC["dir"]``, which must be the one imported) on each workload named by a line of
+    standard input; answer one JSON line per request on standard output (the cell, or
+    ``{"error": ...}``). The first line says it is ready, or why not."""
+    config: dict[str, Any] = json.loads(spec)
+    replies = sys.stdout
+    sys.stdout = sys.stderr  # standard output carries the replies only
+
+    def reply(message: dict[str, Any]) -> None:
+        replies.write(json.dumps(message) + "\n")
+        replies.flush()
+
+    problem = build_problem("compiled", Path(config["dir"]))
+    if problem is not None:
+        reply({"error": problem})
+        return 1
+    settings = Settings(**config["settings"])
+    wls = workloads_module.build(quick=settings.quick, groups=config["groups"])
+    by_name = {wl.name: wl for wl in wls}
+    peer = peers_module.Jsonsnap()
+    reply(
+        {
+            "jsonsnap": str(Path(jsonsnap.__file__ or "").resolve().parent),
+            "version": jsonsnap.__version__,
+            "fingerprint": fingerprint(wls),
+        }
+    )
+    for line in sys.stdin:
+        name = line.rstrip("\n")
+        wl = by_name.get(name)
+        if wl is None:
+            reply({"error": f"no workload named {name!r} here"})
+            continue
+        try:
+            expected = json.loads(wl.text)
+            cell = measure_cell(peer, wl, expected, Prefixes.of(wl.fragments), settings)
+        except Exception as exc:  # measure_cell reports the parser's own errors in the cell
+            reply({"error": f"{name}: {describe_error(exc)}"})
+            continue
+        reply({"cell": asdict(cell)})
+    return 0
+
+
+class WorkerError(Exception):
+    """The compiled build's worker failed, or answered with an error."""
+
+
+class Worker:
+    """The worker process that measures the compiled build in ``folder`` (``run.py --worker``,
+    with ``folder`` and the benchmarks first on its ``PYTHONPATH``)."""
+
+    def __init__(self, folder: Path, settings: Settings, groups: Sequence[str]) -> None:
+        self.folder = folder
+        self.hello: dict[str, Any] = {}
+        spec = {"dir": str(folder.resolve()), "settings": asdict(settings), "groups": list(groups)}
+        path = [str(folder.resolve()), str(BENCH), os.environ.get("PYTHONPATH", "")]
+        env = {
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join(filter(None, path)),
+            "JSONSNAP_EXPECT_BUILD": "compiled",
+        }
+        self.proc = subprocess.Popen(
+            [sys.executable, str(Path(__file__).resolve()), "--worker", json.dumps(spec)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            encoding="utf-8",
+            bufsize=1,
+            env=env,
+        )
+
+    def __enter__(self) -> Worker:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, *rest: object) -> None:
+        self.close(kill=kind is not None)
+
+    def receive(self) -> dict[str, Any]:
+        assert self.proc.stdout is not None
+        line = self.proc.stdout.readline()
+        if not line:
+            status = self.proc.wait()
+            raise WorkerError(f"the worker stopped (exit status {status}); see its output above")
+        reply: dict[str, Any] = json.loads(line)
+        if "error" in reply:
+            raise WorkerError(str(reply["error"]))
+        return reply
+
+    def ready(self, wls: Sequence[Workload]) -> dict[str, Any]:
+        """Wait for the worker to have built its workloads; they must be this process's."""
+        self.hello = self.receive()
+        if self.hello.get("fingerprint") != fingerprint(wls):
+            raise WorkerError("the worker did not build the same workloads as this process")
+        return self.hello
+
+    def measure(self, wl: Workload) -> Cell:
+        """The compiled build's cell on ``wl``."""
+        assert self.proc.stdin is not None
+        try:
+            self.proc.stdin.write(wl.name + "\n")
+            self.proc.stdin.flush()
+        except OSError as exc:
+            raise WorkerError(f"the worker does not listen: {describe_error(exc)}") from exc
+        cell = Cell(**self.receive()["cell"])
+        cell.peer = COMPILED
+        return cell
+
+    def close(self, kill: bool = False) -> None:
+        """End the worker: at once when ``kill``, else once it has read the end of its input."""
+        if self.proc.poll() is None:
+            try:
+                if kill:
+                    self.proc.kill()
+                elif self.proc.stdin is not None:
+                    self.proc.stdin.close()
+                self.proc.wait(timeout=10)
+            except (OSError, subprocess.TimeoutExpired):
+                self.proc.kill()
+                self.proc.wait()
+        for pipe in (self.proc.stdin, self.proc.stdout):
+            if pipe is not None:
+                with contextlib.suppress(OSError):
+                    pipe.close()
 
 
 # --------------------------------------------------------------------------- driver
@@ -1045,7 +1349,7 @@ def chart(results: list[WorkloadResult], rows: list[Growth], path: Path) -> str:
         if not g.points:
             continue
         color = cmap(i % 20)
-        width = 2.8 if g.peer == "jsonsnap" else 1.4
+        width = 2.8 if g.peer in ("jsonsnap", COMPILED) else 1.4
         if g.exponent is None:
             label = g.peer
         else:
@@ -1126,11 +1430,34 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         "unless --out is given)",
     )
     ap.add_argument("--list", action="store_true", help="list workloads and parsers, then exit")
+    ap.add_argument(
+        "--compiled",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="also measure the compiled build in DIR (e.g. build/compiled), in a worker "
+        "process, beside the pure build this process imports (groups A-F)",
+    )
+    ap.add_argument("--worker", default=None, help=argparse.SUPPRESS)
     return ap.parse_args(argv)
+
+
+def show_cell(cell: Cell, took: float) -> None:
+    """One progress line for a measured cell."""
+    if cell.status in ("crashed", "timeout"):
+        shown = cell.status
+    elif cell.seconds is not None:
+        shown = fmt_time(cell.seconds)
+    else:
+        shown = f"skipped, ~{fmt_time(cell.projected)}"
+    verdict = "" if cell.status == "ok" else f"  [{cell.status}: {cell.detail}]"
+    progress(f"  {cell.peer:<24} {shown:>24}  ({took:.1f} s){verdict}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
+    if args.worker is not None:
+        return worker(args.worker)
     quick = bool(args.quick)
 
     def pick(given: float | None, full: float, small: float) -> float:
@@ -1161,6 +1488,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     unavailable = [p for p in chosen if not p.available()]
     chosen = [p for p in chosen if p.available()]
 
+    folder: Path | None = args.compiled
+    # With --compiled, this process measures the pure build; else the one JSONSNAP_EXPECT_BUILD
+    # names, when set (dev.py sets it).
+    expected_build = "pure" if folder is not None else os.environ.get("JSONSNAP_EXPECT_BUILD")
+    problem = build_problem(expected_build) if expected_build else None
+    if problem is not None:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
+    if folder is not None and not folder.is_dir():
+        print(f"error: --compiled {folder}: no such directory", file=sys.stderr)
+        return 2
+
     progress("generating workloads ...")
     wls = workloads_module.build(quick=settings.quick, groups=groups)
     if args.list:
@@ -1174,33 +1513,61 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"{p.id:<24} {p.model:<12} {state}")
         return 0
 
-    info = machine()  # before the run: the revision measured, not the one at the end
+    with_compiled = folder is not None and bool(wls) and any(p.id == "jsonsnap" for p in chosen)
+    if folder is not None and not with_compiled:
+        progress(
+            "--compiled: the compiled build is measured beside the jsonsnap peer on groups A-F, "
+            f"and {'no group A-F' if not wls else 'not the jsonsnap peer'} is run here"
+        )
+    # Before the run: the revision measured, not the one at the end.
+    info = machine(folder if with_compiled else None)
+    listed = list(chosen)  # the parser table: with the compiled build after jsonsnap
     started = clock()
     results: list[WorkloadResult] = []
-    for wl in wls:
-        progress(f"{wl.name}: {wl.size:,} bytes, {len(wl.fragments):,} fragments")
-        expected = json.loads(wl.text)
-        base = measure_baseline(wl, settings)
-        progress(f"  json.loads: {fmt_time(base.seconds)}")
-        result = WorkloadResult(wl, base)
-        prefixes = Prefixes.of(wl.fragments)
-        for peer in chosen:
-            t0 = clock()
-            cell = measure_cell(peer, wl, expected, prefixes, settings)
-            result.cells.append(cell)
-            if cell.status in ("crashed", "timeout"):
-                shown = cell.status
-            elif cell.seconds is not None:
-                shown = fmt_time(cell.seconds)
-            else:
-                shown = f"skipped, ~{fmt_time(cell.projected)}"
-            verdict = "" if cell.status == "ok" else f"  [{cell.status}: {cell.detail}]"
-            progress(f"  {peer.id:<24} {shown:>24}  ({clock() - t0:.1f} s){verdict}")
-        results.append(result)
-        print(table(result), flush=True)
+    with contextlib.ExitStack() as stack:
+        compiled: Worker | None = None
+        if with_compiled:
+            assert folder is not None
+            progress(f"starting the worker for the compiled build in {shown_path(folder)} ...")
+            compiled = stack.enter_context(Worker(folder, settings, groups))
+        try:
+            if compiled is not None:
+                hello = compiled.ready(wls)
+                progress(f"  the compiled build: jsonsnap from {hello['jsonsnap']}")
+                at = next(i for i, p in enumerate(listed) if p.id == "jsonsnap")
+                pure = listed[at]
+                pure.notes = f"the pure build (the source), in this process: {pure.notes}"
+                listed.insert(at + 1, CompiledBuild(str(hello["version"])))
+            for wl in wls:
+                progress(f"{wl.name}: {wl.size:,} bytes, {len(wl.fragments):,} fragments")
+                expected = json.loads(wl.text)
+                base = measure_baseline(wl, settings)
+                progress(f"  json.loads: {fmt_time(base.seconds)}")
+                result = WorkloadResult(wl, base)
+                prefixes = Prefixes.of(wl.fragments)
+                for peer in chosen:
+                    t0 = clock()
+                    cell = measure_cell(peer, wl, expected, prefixes, settings)
+                    result.cells.append(cell)
+                    show_cell(cell, clock() - t0)
+                    if peer.id == "jsonsnap" and compiled is not None:
+                        t0 = clock()
+                        cell = compiled.measure(wl)
+                        result.cells.append(cell)
+                        show_cell(cell, clock() - t0)
+                results.append(result)
+                print(table(result), flush=True)
+        except WorkerError as exc:
+            assert folder is not None
+            print(f"error: the compiled build ({shown_path(folder)}): {exc}", file=sys.stderr)
+            return 1
 
-    rows = growth(results, [p.id for p in chosen])
+    rows = growth(results, [p.id for p in listed])
     sections: list[str] = [table(r) for r in results]
+    side_by_side = builds_table(results)
+    if side_by_side is not None:
+        sections.append(side_by_side)
+        print(sections[-1], flush=True)
     if rows:
         sections.append(growth_table(rows, results))
         print(sections[-1], flush=True)
@@ -1283,6 +1650,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         goals.append(Target(name, passed, text))
     else:
         goals.append(Target(name, None, "not run"))
+    builds = [jsonsnap.__build__]
+    if any(r.cell(COMPILED) is not None for r in results):
+        builds.append("compiled")
+        for t in goals:
+            t.name += f" ({jsonsnap.__build__} build)"
+        goals += compiled_targets(results, rows)
     target_text = "\n".join(t.line() for t in goals)
     print("### Targets\n\n```\n" + target_text + "\n```\n", flush=True)
     elapsed = clock() - started
@@ -1297,7 +1670,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         md = report(
             info,
             settings,
-            chosen,
+            listed,
             unavailable,
             sections,
             target_text,
@@ -1308,7 +1681,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         data = {
             "machine": info,
             "settings": asdict(settings),
-            "parsers": [peer_info(p) for p in chosen + unavailable],
+            "builds": builds,
+            "parsers": [peer_info(p) for p in listed + unavailable],
             "workloads": [
                 {
                     "name": r.workload.name,
