@@ -166,6 +166,10 @@ _ESCAPES = st.sampled_from(
         "\u2028",
         " ",
         r"\u0041",
+        r"\nd8ab",  # an escape, then text that looks like a surrogate's digits
+        r"\\ud8ab",
+        r"\ud83d\n",
+        r"\ud83dx",
     ]
 )
 _BODIES = st.lists(_ESCAPES, max_size=12).map("".join)
@@ -295,6 +299,31 @@ def test_one_character_at_a_time_through_escapes(escape: str, end: str) -> None:
             mixed.feed(char.encode() if i % 3 == 0 else char)  # bytes leave the lane and return
             assert mixed.position == i + 1
         assert mixed.close() == json.loads(text)
+
+
+#: String content dense in what the lane must hold back or decide: escapes cut anywhere,
+#: surrogate pairs, lone high and low surrogates, escaped backslashes before ``u``, an escape
+#: followed by text that looks like a surrogate's digits.
+_DENSE = (
+    r"\ud83d\ude00\u00e9\nd8ab\\ud8ab\ud83d\n\ud83dx\uDC00\"\/\ud83d\u0041\\\u00e9"
+    r"\ud800\ud800\udc00"
+)
+
+
+@pytest.mark.parametrize(
+    "end", ['"]', r'\q"]', r'\u12g4"]', '\x01"]', r'\ud83d\u12"]', '", "more\\n"]']
+)
+def test_the_lane_holds_back_exactly_what_the_automaton_does(end: str) -> None:
+    """Content dense in escapes, cut at every place and fed in pieces of every size from 1 to
+    13: the same snapshots, positions, errors and values with the lane as without."""
+    text = '["' + _DENSE + end
+    plans = [[cut] for cut in range(1, len(text))]
+    plans += [list(range(size, len(text), size)) for size in range(1, 14)]
+    for cuts in plans:
+        got = _outcome(text, cuts, DEFAULT)
+        assert diff(_outcome(text, cuts, GENERAL), got) is None, cuts
+    if end.startswith('"'):
+        assert _outcome(text, [], DEFAULT)[-1] == json.loads(text)
 
 
 def test_bytes_of_every_kind_inside_a_string() -> None:

@@ -38,10 +38,10 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from ._grammar import (
-    LANE_RE,
     RUN_RE,
     SIMPLE_ESCAPES,
     escape_boundary,
+    held_from,
     high_surrogate_ends,
     scanstring,
 )
@@ -219,9 +219,10 @@ class Lane:
 
         It takes a lone backslash (the next fragment says which escape it begins) and the
         character that completes it; and any fragment that, after what is held back, is
-        string content (plain text and whole escapes) up to its end or up to an escape the
-        next fragment will finish or pair. It declines anything else (a quote, an error, a
-        confirmed lone surrogate before a partial escape, bytes).
+        string content (plain text and whole escapes, lone surrogates included) up to its end
+        or up to an escape the next fragment will finish or pair (``held_from``: a few
+        characters looked at, the rest decoded and checked by the C string scanner in one
+        call). It declines anything else (a quote, an error, bytes): the automaton reads it.
         """
         if type(data) is not str:
             return None
@@ -238,20 +239,19 @@ class Lane:
         else:
             buf = tail + data
         end = len(buf)
-        m = LANE_RE.match(buf)  # (never None: it matches "")
-        if m.end() < end:  # type: ignore[union-attr]  # something it does not take
-            return None
-        # Where the run ends: what follows it, if anything (the group ``held``), is held back.
-        j = end if m.lastindex == 1 else m.start(2)  # type: ignore[union-attr]
-        if not j:
+        j = held_from(buf, end)
+        if j <= 0:
+            if j < 0:  # an escape no fragment can finish: the automaton reports it
+                return None
             self.tail = buf
             return ""
-        if j < end:
-            text = scanstring(buf[:j] + '"', 0, True)[0]
-            self.tail = buf[j:]
-        else:
-            text = scanstring(buf + '"', 0, True)[0]
-            self.tail = ""
+        try:
+            text, after = scanstring(buf[:j] + '"' if j < end else buf + '"', 0, True)
+        except ValueError:  # an invalid escape or a control character before the held part
+            return None
+        if after <= j:  # a quote before the held part: the string may end there
+            return None
+        self.tail = buf[j:] if j < end else ""
         self.mark += len(text) - j  # j characters read
         return text
 

@@ -15,8 +15,6 @@ from typing import Final
 
 __all__ = [
     "ELEMENT_RE",
-    "ESCAPE_START_RE",
-    "LOW_START_RE",
     "MEMBER_RE",
     "NUMBER_RE",
     "PLAIN_RE",
@@ -25,6 +23,7 @@ __all__ = [
     "WS_RE",
     "State",
     "escape_boundary",
+    "held_from",
     "high_surrogate_ends",
     "scanstring",
     "skip_ws",
@@ -272,37 +271,6 @@ RUN_RE: Final = re.compile(
     """,
     re.VERBOSE,
 )
-#: A fragment the lane takes (``_fast.Lane``), in one match: string content (``run``), then an
-#: escape the next fragment will finish or pair (``held``). A high surrogate escape is read
-#: in the run only with its low half; anything else after it (a lone high surrogate) is left
-#: to the automaton, as is a fragment this does not match to its end. It cannot fail, so it
-#: never backtracks into the run.
-LANE_RE: Final = re.compile(
-    r"""
-    (?P<run>
-        (?:
-            [^"\\\x00-\x1f]+                                   # plain characters
-          | \\ ["\\/bfnrt]                                     # a simple escape
-          | \\u (?! [dD][89abAB] ) [0-9a-fA-F]{4}                # not a high surrogate
-          | \\u [dD][89abAB][0-9a-fA-F]{2} \\u [dD][c-fC-F][0-9a-fA-F]{2}  # a pair
-        )*
-    )
-    (?P<held>
-        \\u [dD][89abAB][0-9a-fA-F]{2}                           # a high surrogate, and
-        (?: \\ (?: u (?: [dD] (?: [c-fC-F] [0-9a-fA-F]? )? )? )? )?  # a low one begun
-      | \\ (?: u [0-9a-fA-F]{0,3} )?                            # an escape begun
-    )?
-    """,
-    re.VERBOSE,
-)
-#: The beginning of an escape that the next fragment will finish.
-ESCAPE_START_RE: Final = re.compile(r"\\ (?: u [0-9a-fA-F]{0,3} )?", re.VERBOSE)
-#: The beginning of a low-surrogate escape (``\uDC00``-``\uDFFF``) the next fragment may finish.
-LOW_START_RE: Final = re.compile(
-    r"\\ (?: u (?: [dD] (?: [c-fC-F] [0-9a-fA-F]? )? )? )?",
-    re.VERBOSE,
-)
-
 #: The standard library's string decoder (C when available): content after an opening quote
 #: up to the closing one -> (decoded text, position after the quote).
 scanstring: Callable[[str, int, bool], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
@@ -321,13 +289,62 @@ def high_surrogate_ends(buf: str, start: int, stop: int) -> bool:
     """Whether ``buf[start:stop]``, string content that starts at a token boundary, ends with a
     ``\\uD800``-``\\uDBFF`` escape (and not with an escaped backslash followed by ``uD8..``)."""
     k = stop - 6
-    if k < start or buf[k] != "\\" or buf[k + 3] not in "89abAB" or buf[k + 2] not in "dD":
+    if (
+        k < start
+        or buf[k] != "\\"
+        or buf[k + 1] != "u"
+        or buf[k + 2] not in "dD"
+        or buf[k + 3] not in "89abAB"
+        or buf[k + 4] not in HEX
+        or buf[k + 5] not in HEX
+    ):
         return False
     slashes = 0
     while k > start and buf[k - 1] == "\\":
         slashes += 1
         k -= 1
     return slashes % 2 == 0
+
+
+def held_from(buf: str, end: int) -> int:
+    """Where the part of string content ``buf[:end]`` (which begins at a token boundary) that
+    the next fragment must finish or decide begins: an escape cut short (``\\``, ``\\u12``),
+    or a ``\\uD800``-``\\uDBFF`` escape that a low half may still follow (with the beginning
+    of that half, if any). ``end`` when there is none; ``-1`` when what follows the last
+    backslash can begin no escape.
+
+    Escapes are at most 6 characters long and a high surrogate is decided by the 6 after
+    it, so only the last 12 characters are looked at (and the backslashes before them).
+    What comes before is not checked here: the C string scanner checks it as it decodes it.
+    """
+    b = buf.rfind("\\", end - 12 if end > 12 else 0, end)
+    if b < 0:
+        return end
+    if b and buf[b - 1] == "\\":  # a run of backslashes: pairs are escaped backslashes
+        k = b - 1
+        while k and buf[k - 1] == "\\":
+            k -= 1
+        if (b - k) % 2:  # the last one is escaped by the one before it
+            return end
+    after = end - b - 1  # the characters after it
+    if after:
+        kind = buf[b + 1]
+        if kind != "u":
+            return end if kind in SIMPLE_ESCAPES else -1
+        if after > 5:  # a whole \\uXXXX escape (the C scanner checks it), and text after it
+            return end
+        if after == 5:  # a whole \\uXXXX escape at the end: only a high surrogate waits
+            return b if high_surrogate_ends(buf, b, end) else end
+        if not HEX.issuperset(buf[b + 2 : end]):
+            return -1
+    # An escape cut short at b: the high surrogate before it, if any, waits with it unless
+    # it cannot become a low half.
+    if b >= 6 and buf[b - 6] == "\\" and high_surrogate_ends(buf, 0, b):
+        for i in range(b, end):
+            if buf[i] not in LOW_SURROGATE[i - b]:
+                return b
+        return b - 6
+    return b
 
 
 def escape_boundary(buf: str, start: int, stop: int) -> int:
