@@ -24,6 +24,8 @@ be built; else the pure build only, saying why); ``--build pure`` measures the p
 ``--build compiled`` the compiled build only (the whole run on it).
 ``pip install --group``
 needs pip 25.1, so the pip inside ``.venv`` (never another) is upgraded first when it is older.
+``JSONSNAP_VENV`` names another environment folder (relative to the checkout), for another
+Python beside the first: ``JSONSNAP_VENV=.venv-3.13 python3.13 dev.py bench``.
 Extra arguments go to the tool (``pytest`` for ``test``).
 """
 
@@ -40,7 +42,7 @@ import venv
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
-VENV = ROOT / ".venv"
+VENV = ROOT / (os.environ.get("JSONSNAP_VENV") or ".venv")
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 PYTHON = BIN / ("python.exe" if os.name == "nt" else "python")
 #: The first pip with ``pip install --group`` (PEP 735 dependency groups).
@@ -78,10 +80,10 @@ def ensure_env(*groups: str) -> None:
         return
     pip = [str(PYTHON), "-m", "pip", "--disable-pip-version-check", "-q"]
     if groups and pip_version() < PIP_WITH_GROUPS:
-        print("upgrading pip in .venv (dependency groups need pip 25.1) ...", flush=True)
+        print(f"upgrading pip in {VENV.name} (dependency groups need pip 25.1) ...", flush=True)
         subprocess.run([*pip, "install", "--upgrade", "pip>=25.1"], cwd=ROOT, check=True)
     options = [arg for group in groups for arg in ("--group", group)]
-    print(f"installing {' '.join(['jsonsnap', *options])} into .venv ...", flush=True)
+    print(f"installing {' '.join(['jsonsnap', *options])} into {VENV.name} ...", flush=True)
     subprocess.run([*pip, "install", "-e", ".", *options], cwd=ROOT, check=True)
     stamp.write_text(digest)
 

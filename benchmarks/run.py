@@ -1083,6 +1083,74 @@ def build_time(c: Cell) -> str:
     return f"{text} (wrong value)" if c.status == "wrong" else text
 
 
+#: The workloads of the table of Python versions, by name, and their short headings.
+VERSION_COLUMNS = (
+    ("A tool call", "A"),
+    ("B 1 MB", "B 1 MB"),
+    ("C 20,000", "C 20,000"),
+    ("D deep 500", "D"),
+    ("E escapes 100 KB", "E"),
+    ("F 1-char 100 KB", "F"),
+)
+
+
+def version_rows(data: dict[str, Any], label: str) -> list[str]:
+    """One table row per build of jsonsnap in a report's JSON (``benchmarks.json``)."""
+    rows: list[str] = []
+    cells = {
+        (w["name"], c["peer"]): c for w in data.get("workloads", []) for c in w.get("cells", [])
+    }
+    for peer, build in (("jsonsnap", "pure"), (COMPILED, "compiled")):
+        if not any(key[1] == peer for key in cells):
+            continue
+        builds = data.get("builds") or (  # (reports before "builds" name it in the header)
+            ["compiled"] if "(compiled build)" in str(data["machine"].get("jsonsnap")) else []
+        )
+        if peer == "jsonsnap" and builds == ["compiled"]:
+            build = "compiled"  # a whole run on the compiled build (dev.py bench --build compiled)
+        shown: list[str] = []
+        for name, _ in VERSION_COLUMNS:
+            c = cells.get((name, peer))
+            x = c.get("x_json_loads") if c else None
+            text = "—" if x is None else fmt_ratio(x, bool(c and c.get("time_is_projected")))
+            over = c.get(f"{REFERENCE}_over_this") if c else None
+            if name == "A tool call" and x is not None and over:
+                text += f" ({fmt_ratio(1 / over)} {REFERENCE})"
+            shown.append(text)
+        rows.append(f"| {label} | {build} | " + " | ".join(shown) + " |")
+    return rows
+
+
+def versions_table(out_dir: Path, data: dict[str, Any]) -> str | None:
+    """This run beside the reports of other Python versions kept in ``out_dir/python*/``
+    (``JSONSNAP_VENV=.venv-3.13 python3.13 dev.py bench --only A,B,C,D,E,F --out
+    docs/python3.13``): each build's multiple of its own run's ``json.loads`` (``None`` when
+    there are no such reports)."""
+    others: list[tuple[str, dict[str, Any], str]] = []
+    for path in sorted(out_dir.glob("python*/benchmarks.json")):
+        with contextlib.suppress(OSError, ValueError, KeyError):
+            other = json.loads(path.read_text(encoding="utf-8"))
+            others.append((str(other["machine"]["python"]), other, path.parent.name))
+    if not others:
+        return None
+    lines = [
+        "### Other Python versions",
+        "",
+        "Each build's total as a multiple of `json.loads` in the same run, on this run's Python "
+        f"and in the reports kept beside it ({', '.join(f'`{d}/`' for _, _, d in others)}); "
+        f"for A, also its multiple of {REFERENCE}'s time. A report's machine, date and revision "
+        "are in its own header.",
+        "",
+        "| Python | build | " + " | ".join(short for _, short in VERSION_COLUMNS) + " |",
+        "|---|---|" + "---:|" * len(VERSION_COLUMNS),
+    ]
+    lines += version_rows(data, f"{data['machine']['python']} (this run)")
+    for label, other, folder in others:
+        lines += version_rows(other, f"{label} (`{folder}/`)")
+    lines.append("")
+    return "\n".join(lines)
+
+
 # --------------------------------------------------------------------------- machine
 
 
@@ -1677,7 +1745,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             elapsed,
             drawn.startswith("chart"),
         )
-        (out_dir / "benchmarks.md").write_text(md, encoding="utf-8")
         data = {
             "machine": info,
             "settings": asdict(settings),
@@ -1705,6 +1772,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             "targets": [asdict(t) for t in goals],
             "elapsed_seconds": elapsed,
         }
+        versions = versions_table(out_dir, data)
+        if versions is not None:
+            md += "\n" + versions
+            print(versions, flush=True)
+        (out_dir / "benchmarks.md").write_text(md, encoding="utf-8")
         (out_dir / "benchmarks.json").write_text(
             json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
         )
