@@ -10,8 +10,8 @@
 
 Each task creates ``.venv`` in the checkout on first use and installs jsonsnap into it
 (editable), with the dependency groups of ``pyproject.toml`` the task needs (``test`` and
-``lint`` for ``test``, ``bench`` for ``bench``, with ``test`` and ``lint`` too when it builds
-the compiled build). It installs again only when what it installed
+``lint`` for ``test``, ``bench`` for ``bench``, with ``compile`` too when it builds the
+compiled build). It installs again only when what it installed
 from changes: the ``[build-system]``, ``[project]`` or ``[dependency-groups]`` tables (on
 Python 3.10, which has no ``tomllib``, any change to ``pyproject.toml``). ``test`` also
 installs, where it can, what the tests of the web front end use: the node packages of
@@ -202,8 +202,8 @@ def main(argv: list[str]) -> int:
         asked, args = _build_option(args)
         listing = any(arg in ("--list", "-h", "--help") for arg in args)
         build = asked or ("pure" if listing else "both")
-        # The compiled build needs the build hook (test) and mypy (lint) too.
-        ensure_env("bench", *(("test", "lint") if build != "pure" else ()))
+        # The compiled build needs the build backend, its hook and mypy (the compile group).
+        ensure_env("bench", *(("compile",) if build != "pure" else ()))
         env = {**os.environ, "JSONSNAP_EXPECT_BUILD": "pure"}
         compiled = build_compiled() if build != "pure" else None
         if compiled is None and build != "pure":
