@@ -164,8 +164,8 @@ class Parser(Reading):
                     text = lane.take(data)
             elif plain:
                 text = data  # type: ignore[assignment]
-            elif type(data) is not str or '"' in data:
-                text = None  # the string may end in it (or bytes): the lane declines
+            elif type(data) is not str or ('"' in data and '\\"' not in data):
+                text = None  # the string ends in it (or bytes): the lane declines
             elif "\\" not in data and data.isprintable():
                 text = data  # plain text (or "", printable too)
             elif data == "\\":  # an escape begins: the next fragment says which
