@@ -143,7 +143,9 @@ def build_compiled() -> Path | None:
     built = sorted(wheels.glob("jsonsnap-*.whl"))
     if done.returncode != 0 or not built:
         lines = done.stderr.strip().splitlines() or ["(no output)"]
-        said = [line.strip() for line in lines if "error" in line.lower()] or lines
+        # The compiler's failure, rather than pip's own lines about a failed subprocess.
+        said = [line.strip() for line in lines if line.strip().startswith("error: command")]
+        said = said or [line.strip() for line in lines if "error" in line.lower()] or lines
         print(f"no compiled build, the pure one only (a C compiler?): {said[-1]}", flush=True)
         return None
     shutil.unpack_archive(built[0], out, "zip")
