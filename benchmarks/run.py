@@ -623,7 +623,7 @@ class WorkloadResult:
 def table(result: WorkloadResult) -> str:
     wl, base = result.workload, result.baseline
     ref = result.cell(REFERENCE)
-    ref_time = ref.time if ref is not None and ref.status not in ("crashed", "timeout") else None
+    ref_time = usable_time(ref)
     lines = [
         f"### {wl.name}",
         "",
@@ -637,7 +637,6 @@ def table(result: WorkloadResult) -> str:
         "|---|---:|---:|---:|---:|---|---:|---:|",
     ]
     for c in result.cells:
-        t = c.time
         if c.status in ("crashed", "timeout"):
             total = f"{c.status}: {c.detail}"
             correct = "—"
@@ -647,9 +646,9 @@ def table(result: WorkloadResult) -> str:
         else:
             total = fmt_time(c.seconds)
             correct = "yes" if c.correct else f"wrong value: {c.correct_note}"
-        usable = t is not None and c.status not in ("crashed", "timeout")
-        ratio = fmt_ratio(t / base.seconds, c.is_projected) if usable and t else "—"
-        if usable and t and ref_time is not None and ref is not None:
+        t = usable_time(c)
+        ratio = fmt_ratio(t / base.seconds, c.is_projected) if t else "—"
+        if t and ref_time is not None and ref is not None:
             vs = fmt_ratio(ref_time / t, c.is_projected or ref.is_projected)
         else:
             vs = "—"
@@ -683,8 +682,8 @@ def growth(results: list[WorkloadResult], peer_ids: list[str]) -> list[Growth]:
         points: list[tuple[int, float, bool]] = []
         for r in b:
             c = r.cell(pid)
-            if c is not None and c.time is not None and c.status not in ("crashed", "timeout"):
-                points.append((r.workload.size, c.time, c.is_projected))
+            if c is not None and (t := usable_time(c)) is not None:
+                points.append((r.workload.size, t, c.is_projected))
         exponent = None
         projected = False
         if len(points) == len(b):
@@ -961,11 +960,8 @@ def targets(
         r, c = got
         assert c.seconds is not None
         pure = [p.id for p in chosen if p.pure_python and p.id != "jsonsnap"]
-        speedups: list[tuple[float, str]] = []
-        for pid in pure:
-            pc = r.cell(pid)
-            if pc is not None and pc.time is not None and pc.status not in ("crashed", "timeout"):
-                speedups.append((pc.time / c.seconds, pid))
+        times = [(usable_time(r.cell(pid)), pid) for pid in pure]
+        speedups = [(pt / c.seconds, pid) for pt, pid in times if pt is not None]
         if not speedups:
             out.append(Target(name, None, "no pure-Python peer measured"))
         else:
@@ -1787,15 +1783,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 def cell_record(c: Cell, r: WorkloadResult) -> dict[str, Any]:
     """A cell for the JSON report, with its ratios (``None`` where they do not apply)."""
     record = asdict(c)
-    usable = c.time is not None and c.status not in ("crashed", "timeout")
-    ref = r.cell(REFERENCE)
-    ref_ok = ref is not None and ref.time is not None and ref.status not in ("crashed", "timeout")
-    record["time"] = c.time if usable else None
+    t = usable_time(c)
+    ref_time = usable_time(r.cell(REFERENCE))
+    record["time"] = t
     record["time_is_projected"] = c.is_projected
-    record["x_json_loads"] = c.time / r.baseline.seconds if usable and c.time else None
-    record[f"{REFERENCE}_over_this"] = (
-        ref.time / c.time if usable and c.time and ref_ok and ref is not None and ref.time else None
-    )
+    record["x_json_loads"] = t / r.baseline.seconds if t else None
+    record[f"{REFERENCE}_over_this"] = ref_time / t if t and ref_time else None
     return record
 
 
