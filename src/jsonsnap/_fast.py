@@ -40,7 +40,6 @@ from typing import Any, Final
 from ._grammar import (
     RUN_RE,
     SIMPLE_ESCAPES,
-    escape_boundary,
     held_from,
     high_surrogate_ends,
     scanstring,
@@ -149,7 +148,7 @@ class LongStrings:
         width = self.window
         while True:
             stop = min(end, pos + width)
-            cut = escape_boundary(buf, pos, stop)
+            cut = held_from(buf, pos, stop)
             if cut <= pos:
                 return pos
             try:
@@ -239,7 +238,7 @@ class Lane:
         else:
             buf = tail + data
         end = len(buf)
-        j = held_from(buf, end)
+        j = held_from(buf, 0, end)
         if j <= 0:
             if j < 0:  # an escape no fragment can finish: the automaton reports it
                 return None

@@ -22,7 +22,6 @@ __all__ = [
     "TRANSITIONS",
     "WS_RE",
     "State",
-    "escape_boundary",
     "held_from",
     "high_surrogate_ends",
     "scanstring",
@@ -306,23 +305,24 @@ def high_surrogate_ends(buf: str, start: int, stop: int) -> bool:
     return slashes % 2 == 0
 
 
-def held_from(buf: str, end: int) -> int:
-    """Where the part of string content ``buf[:end]`` (which begins at a token boundary) that
-    the next fragment must finish or decide begins: an escape cut short (``\\``, ``\\u12``),
-    or a ``\\uD800``-``\\uDBFF`` escape that a low half may still follow (with the beginning
-    of that half, if any). ``end`` when there is none; ``-1`` when what follows the last
-    backslash can begin no escape.
+def held_from(buf: str, start: int, end: int) -> int:
+    """Where the part of string content ``buf[start:end]`` (which begins at a token boundary)
+    that what comes after ``end`` must finish or decide begins: an escape cut short (``\\``,
+    ``\\u12``), or a ``\\uD800``-``\\uDBFF`` escape that a low half may still follow (with
+    the beginning of that half, if any). ``end`` when there is none; ``-1`` when what follows
+    the last backslash can begin no escape. The lane cuts a fragment here, and long strings
+    their windows.
 
     Escapes are at most 6 characters long and a high surrogate is decided by the 6 after
     it, so only the last 12 characters are looked at (and the backslashes before them).
     What comes before is not checked here: the C string scanner checks it as it decodes it.
     """
-    b = buf.rfind("\\", end - 12 if end > 12 else 0, end)
+    b = buf.rfind("\\", end - 12 if end - 12 > start else start, end)
     if b < 0:
         return end
-    if b and buf[b - 1] == "\\":  # a run of backslashes: pairs are escaped backslashes
+    if b > start and buf[b - 1] == "\\":  # a run of backslashes: pairs escape each other
         k = b - 1
-        while k and buf[k - 1] == "\\":
+        while k > start and buf[k - 1] == "\\":
             k -= 1
         if (b - k) % 2:  # the last one is escaped by the one before it
             return end
@@ -339,30 +339,12 @@ def held_from(buf: str, end: int) -> int:
             return -1
     # An escape cut short at b: the high surrogate before it, if any, waits with it unless
     # it cannot become a low half.
-    if b >= 6 and buf[b - 6] == "\\" and high_surrogate_ends(buf, 0, b):
+    if b - 6 >= start and buf[b - 6] == "\\" and high_surrogate_ends(buf, start, b):
         for i in range(b, end):
             if buf[i] not in LOW_SURROGATE[i - b]:
                 return b
         return b - 6
     return b
-
-
-def escape_boundary(buf: str, start: int, stop: int) -> int:
-    """The last position in string content ``buf[start:stop]`` (which begins at a token
-    boundary) up to which every escape is complete and decided.
-
-    Escapes are at most 6 characters long (a surrogate pair, 12), so only the last 12
-    characters can hold an unfinished one: cut at the last backslash run there, or before a
-    high surrogate escape that the text after the cut could still pair with.
-    """
-    cut = buf.rfind("\\", max(start, stop - 12), stop)
-    if cut < 0:
-        return stop
-    while cut > start and buf[cut - 1] == "\\":
-        cut -= 1
-    if high_surrogate_ends(buf, start, cut):
-        cut -= 6
-    return cut
 
 
 # ---------------------------------------------------------------------------- messages
