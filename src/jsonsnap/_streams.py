@@ -18,10 +18,10 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from dataclasses import dataclass, fields, replace
 from types import UnionType
-from typing import Any, ClassVar, get_origin
+from typing import Any, ClassVar, TypeVar, get_origin
 
 from . import Schema, SchemaDefinitionError, SchemaError
 from ._streamed_json import StructuredOutput, ToolInput, ToolSchemas
@@ -349,6 +349,24 @@ class SchemaChecks:
                 end = Update("structured_done", output.choice, structured=output, violations=found)
                 checked.append(end)
         return checked
+
+
+_State = TypeVar("_State")
+
+
+def carry_out(
+    plans: Iterable[tuple[int, Iterable[Callable[[_State], list[Update]]]]],
+    state_of: Callable[[int], _State],
+) -> list[Update]:
+    """Apply a chunk's plans, once the whole chunk has been checked: each ``(index, steps)``
+    runs its steps on the state of that choice or candidate (``state_of(index)``); return
+    the updates, in order."""
+    updates: list[Update] = []
+    for index, steps in plans:
+        state = state_of(index)
+        for step in steps:
+            updates += step(state)
+    return updates
 
 
 def copy_data(value: Mapping[str, Any]) -> dict[str, Any]:

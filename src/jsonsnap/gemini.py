@@ -60,7 +60,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from ._streams import copy_data, describe
+from ._streams import carry_out, copy_data, describe
 from .streams import Accumulator, StreamError, ToolInput, ToolInputError, Update
 
 __all__ = [
@@ -648,11 +648,7 @@ class GenerateContentAccumulator(Accumulator):
             if not isinstance(kept, dict):
                 kept = response["usageMetadata"] = {}
             kept.update((k, v) for k, v in usage.items() if v is not None)
-        updates: list[Update] = []
-        for index, steps in plans:
-            state = self._state(index)
-            for step in steps:
-                updates += step(state)
+        updates = carry_out(plans, self._state)
         if usage is not None:
             updates.append(Update("usage"))
         if feedback is not None:

@@ -38,7 +38,7 @@ from types import NoneType
 from typing import Any, ClassVar
 
 from .. import JSONDecodeError, loads
-from .._streams import describe
+from .._streams import carry_out, describe
 from ..sse import ServerSentEvent
 from ..streams import Accumulator, StreamError, ToolInput, Update
 from . import _compat
@@ -377,11 +377,7 @@ class ChatCompletionAccumulator(Accumulator):
                 completion[key] = value
         if usage is not None:
             completion["usage"] = usage
-        updates: list[Update] = []
-        for index, steps in plans:
-            state = self._state(index)
-            for step in steps:
-                updates += step(state)
+        updates = carry_out(plans, self._state)
         if usage is not None:
             updates.append(Update("usage"))
         return updates
