@@ -31,16 +31,21 @@ import gc
 import json
 import math
 import operator
+import os
 import random
 import signal
+import subprocess
 import sys
+import tempfile
 import time
 import types
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Final, Literal
 
 import jsonsnap
+from edges import Edge, edges
 from workloads import SEED, source_text
 
 LIMIT = 1.15
@@ -198,17 +203,17 @@ class Hostile:
     """The final value of the document of size ``n``, when ``json.loads`` cannot tell it (a
     document that needs repairs)."""
 
-    def text(self, n: int) -> str:
-        return self.build(n)
-
-    def fragments(self, text: str) -> list[str]:
+    def prepare(self, n: int) -> tuple[str, list[str]]:
+        """The document of size ``n`` and its fragments (made before the clock starts)."""
+        text = self.build(n)
         if self.fragment == 1:
-            return list(text)
+            return text, list(text)
         step = self.fragment
-        return [text[i : i + step] for i in range(0, len(text), step)]
+        return text, [text[i : i + step] for i in range(0, len(text), step)]
 
-    def run(self, fragments: Sequence[str]) -> Outcome:
+    def run(self, prepared: tuple[str, list[str]]) -> Outcome:
         """Open a parser, feed every fragment as the mode says, close it: the timed work."""
+        fragments = prepared[1]
         out = Outcome()
         parser = jsonsnap.Parser(
             partial_numbers=self.partial_numbers,
@@ -241,11 +246,12 @@ class Hostile:
             out.records += len(parser.changes())
         return out
 
-    def check(self, n: int, text: str, out: Outcome) -> str | None:
+    def check(self, n: int, prepared: tuple[str, list[str]], out: Outcome) -> str | None:
         """``None`` when the outcome is what ``json.loads`` says it should be, else what is
         wrong. For the nested arrays the value is walked without recursion, and the records
         counted (a ``Started`` and a ``Completed`` per array); an integer too long for Python
         must fail, but only once every digit has been fed."""
+        text = prepared[0]
         if self.build is nested or self.expected is _nested_value:
             if out.error is not None:
                 return f"JSONDecodeError after {out.failed_at:,} chars: {out.error}"
@@ -315,7 +321,11 @@ def _chars(size: int) -> str:
     return "1 char" if size == 1 else f"{size} chars"
 
 
-def workloads(quick: bool = False) -> list[Hostile]:
+#: A workload of this group: a document fed to a parser, or a use of the API at the edges.
+Workload = Hostile | Edge
+
+
+def workloads(quick: bool = False) -> list[Workload]:
     """Every hostile workload (``quick``: ``N`` divided by 4)."""
     numbers: list[tuple[str, Callable[[int], str], str]] = [
         ("fraction", fraction, "`'[0.' + '0'*n + '1]'`"),
@@ -324,7 +334,7 @@ def workloads(quick: bool = False) -> list[Hostile]:
         ("int", integer, "`'[' + '1'*n + ' ]'` (JSONDecodeError past 4,300 digits)"),
         ("int-float", integer_float, "`'[' + '1'*n + '.0]'`"),
     ]
-    out: list[Hostile] = []
+    out: list[Workload] = []
     for name, build, text in numbers:
         out.append(Hostile(name, f"{text}, 1 char per `feed()`", build, 100_000))
     for name, build, text in numbers:
@@ -396,6 +406,7 @@ def workloads(quick: bool = False) -> list[Hostile]:
         )
     )
     out.extend(tolerant())
+    out.extend(edges())
     if quick:
         out = [dataclasses.replace(h, n=max(64, h.n // QUICK_DIVISOR)) for h in out]
     return out
@@ -493,11 +504,17 @@ def _nested_value(n: int) -> Any:
     return value
 
 
-def select(all_workloads: list[Hostile], selectors: Sequence[str]) -> list[Hostile]:
+def select(all_workloads: list[Workload], selectors: Sequence[str]) -> list[Workload]:
     """The workloads named by ``selectors``: an exact name, or what comes before its ``/``
-    (``nested`` selects every nested workload)."""
+    (``nested`` selects every nested workload; ``edges`` every one of ``edges.py``)."""
     wanted = {s.strip() for s in selectors if s.strip()}
-    return [h for h in all_workloads if h.name in wanted or h.name.split("/")[0] in wanted]
+    return [
+        h
+        for h in all_workloads
+        if h.name in wanted
+        or h.name.split("/")[0] in wanted
+        or ("edges" in wanted and isinstance(h, Edge))
+    ]
 
 
 # --------------------------------------------------------------------------- measuring
@@ -573,7 +590,7 @@ class _Wrong(Exception):
 
 
 def measure(
-    h: Hostile,
+    h: Workload,
     *,
     n: int | None = None,
     cap: float = CAP,
@@ -589,7 +606,7 @@ def measure(
     result = Growth(h.name, h.description, big, h.unit)
     points = result.points
     say = progress or (lambda text: None)
-    docs: dict[int, tuple[str, list[str]]] = {}
+    docs: dict[int, Any] = {}
     samples: dict[int, list[float]] = {}
 
     def label(size: int) -> str:
@@ -599,7 +616,7 @@ def measure(
         return cap * (4 if size > big else 1)
 
     def once(size: int) -> None:
-        text, fragments = docs[size]
+        prepared = docs[size]
         # The objects alive before the run (the workload's text, a whole benchmark's data when
         # run.py runs this) are set aside, so that the collections inside the run look at
         # what the run makes, and the time measures the parser, not the caller's heap.
@@ -608,12 +625,12 @@ def measure(
         try:
             with deadline(2 * allowance(size)):
                 start = clock()
-                outcome = h.run(fragments)
+                outcome = h.run(prepared)
                 took = clock() - start
         finally:
             gc.unfreeze()
         if not samples[size]:
-            problem = h.check(size, text, outcome)
+            problem = h.check(size, prepared, outcome)
             if problem is not None:
                 raise _Wrong(f"wrong at {label(size)} ({size:,} {h.unit}): {problem}")
         samples[size].append(took)
@@ -659,8 +676,7 @@ def measure(
                     f"{label(points[-2][0]) if len(points) > 1 else '?'} "
                     f"to {label(points[-1][0])}"
                 )
-            text = h.text(current)
-            docs[current] = (text, h.fragments(text))
+            docs[current] = h.prepare(current)
             samples[current] = []
             once(current)
             while current < big and more(current, REPEAT_BUDGET / 6):
@@ -706,7 +722,7 @@ def measure(
 
 
 def measure_all(
-    chosen: Sequence[Hostile],
+    chosen: Sequence[Workload],
     *,
     cap: float = CAP,
     repeat: int = REPEAT,
@@ -775,14 +791,31 @@ def legend(results: Sequence[Growth]) -> str:
     return "\n".join(f"- `{g.name}`: {g.description} (n = {g.unit})" for g in results)
 
 
-def section(results: Sequence[Growth], cap: float, limit: float = LIMIT) -> str:
-    """The "Hostile input" section of ``docs/benchmarks.md``."""
+def section(
+    results: Sequence[Growth], cap: float, limit: float = LIMIT, build: str | None = None
+) -> str:
+    """The "Hostile input" section of ``docs/benchmarks.md`` (``build``: a second section, of
+    the compiled build, names it in its title)."""
+    if build is not None:
+        return "\n".join(
+            [
+                f"### Hostile input, {build} build",
+                "",
+                "The same workloads, measured in a second process on the "
+                f"{build} build right after the section above.",
+                "",
+                table(results, limit),
+                "",
+            ]
+        )
     return "\n".join(
         [
             "### Hostile input",
             "",
             "Documents with one very long token or very deep nesting, fed to `jsonsnap.Parser` "
-            "one character (or 16) at a time (`benchmarks/hostile.py`). CPU time of the whole "
+            "one character (or 16) at a time, and uses of the API at the edges whose input "
+            "grows: schemas, collect mode, views, provider streams (`benchmarks/hostile.py`, "
+            "`benchmarks/edges.py`). CPU time of the whole "
             "run at N and 4N (best of up to 5, taken in turn) and the growth exponent "
             f"log(t(4N) / t(N)) / log 4: 1 is linear, 2 quadratic; PASS up to {limit:g}. `~` "
             f"marks a projection from smaller sizes where a run would have exceeded the cap "
@@ -830,7 +863,49 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     ap.add_argument("--limit", type=float, default=LIMIT, help="largest exponent that passes")
     ap.add_argument("--no-fail", action="store_true", help="exit 0 even when a workload fails")
     ap.add_argument("--list", action="store_true", help="list the workloads, then exit")
+    ap.add_argument("--json", metavar="FILE", help="also write the results to FILE as JSON")
+    ap.add_argument(
+        "--compiled",
+        metavar="DIR",
+        help="measure the compiled build unpacked in DIR too, in a second process, after the "
+        "build this process imports (dev.py bench passes build/compiled)",
+    )
     return ap.parse_args(argv)
+
+
+def measure_compiled(
+    folder: str | Path,
+    *,
+    quick: bool = False,
+    only: str = "",
+    cap: float | None = None,
+    scale: float = 1.0,
+    progress: Callable[[str], None] | None = None,
+) -> list[Growth]:
+    """The same workloads measured on the compiled build unpacked in ``folder``: this script
+    run again in a second process, with ``folder`` first on its ``PYTHONPATH``, and its
+    ``--json`` results read back."""
+    here = Path(__file__).resolve().parent
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "hostile.json"
+        cmd = [sys.executable, str(here / "hostile.py"), "--no-fail", "--json", str(out)]
+        cmd += ["--scale", repr(scale)] + (["--quick"] if quick else [])
+        cmd += (["--only", only] if only else []) + (["--cap", repr(cap)] if cap else [])
+        path = [str(Path(folder).resolve()), str(here), os.environ.get("PYTHONPATH", "")]
+        env = {
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join(filter(None, path)),
+            "JSONSNAP_EXPECT_BUILD": "compiled",
+        }
+        done = subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        for line in done.stderr.decode(errors="replace").splitlines():
+            if progress is not None:
+                progress(f"[compiled] {line}")
+        if not out.exists():
+            raise RuntimeError(
+                f"the compiled build's run wrote no results (exit {done.returncode})"
+            )
+        return [Growth(**record) for record in json.loads(out.read_text())]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -850,7 +925,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     def progress(text: str) -> None:
         print(text, file=sys.stderr, flush=True)
 
-    progress(f"jsonsnap from {jsonsnap.__file__}")
+    progress(f"jsonsnap from {jsonsnap.__file__} ({jsonsnap.__build__} build)")
     started = time.perf_counter()
     results = measure_all(
         chosen,
@@ -860,12 +935,31 @@ def main(argv: Sequence[str] | None = None) -> int:
         scale=args.scale,
         progress=progress,
     )
-    print(table(results, args.limit))
-    print()
-    print(legend(results))
-    passed, text = summary(results, args.limit)
-    print()
-    print(f"{'PASS' if passed else 'FAIL'}  growth exponent <= {args.limit:g}: {text}")
+    if args.json:
+        Path(args.json).write_text(json.dumps([dataclasses.asdict(g) for g in results]))
+    builds = [(jsonsnap.__build__, results)]
+    if args.compiled:
+        compiled = measure_compiled(
+            args.compiled,
+            quick=args.quick,
+            only=args.only,
+            cap=args.cap,
+            scale=args.scale,
+            progress=progress,
+        )
+        builds.append(("compiled", compiled))
+    passed = True
+    for build, measured in builds:
+        if len(builds) > 1:
+            print(f"{build} build:\n")
+        print(table(measured, args.limit))
+        print()
+        print(legend(measured))
+        ok, text = summary(measured, args.limit)
+        passed = passed and ok
+        print()
+        print(f"{'PASS' if ok else 'FAIL'}  growth exponent <= {args.limit:g}: {text}")
+        print()
     progress(f"done in {time.perf_counter() - started:.0f} s (cap {cap:g} s)")
     return 0 if passed or args.no_fail else 1
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import bisect
 import contextlib
+import dataclasses
 import datetime
 import functools
 import gc
@@ -1670,6 +1671,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         sections.append(hostile_module.section(hostile, cap))
         print(sections[-1], flush=True)
+        if folder is not None:
+            progress("hostile inputs on the compiled build (benchmarks/hostile.py --compiled) ...")
+            hostile_compiled = hostile_module.measure_compiled(
+                folder, quick=settings.quick, cap=cap, progress=progress
+            )
+            sections.append(hostile_module.section(hostile_compiled, cap, build="compiled"))
+            print(sections[-1], flush=True)
+            hostile = hostile + [
+                dataclasses.replace(g, name=f"{g.name} (compiled)") for g in hostile_compiled
+            ]
 
     checked: list[schema_module.Row] = []
     if SCHEMA in groups and any(p.id == "jsonsnap" for p in chosen):
