@@ -497,6 +497,12 @@ def joined(records: list[Change]) -> list[Any]:
     return out
 
 
+def pieces_of(text: str, draw: Any, most: int = 3) -> list[str]:
+    """``text`` cut at up to ``most`` places drawn (pieces may be empty)."""
+    cuts = sorted(set(draw(st.lists(st.integers(0, len(text)), max_size=most))))
+    return [text[a:b] for a, b in itertools.pairwise([0, *cuts, len(text)])]
+
+
 def same(a: Any, b: Any) -> bool:
     return json.dumps(a, sort_keys=False) == json.dumps(b, sort_keys=False)
 
@@ -513,8 +519,7 @@ def test_partial_arguments_build_the_same_value_as_the_json_text(
     for path, leaf in leaves(args):
         where = path_text(path)
         if isinstance(leaf, str):
-            cuts = sorted(set(draw(st.lists(st.integers(0, len(leaf)), max_size=3))))
-            pieces = [leaf[a:b] for a, b in itertools.pairwise([0, *cuts, len(leaf)])]
+            pieces = pieces_of(leaf, draw)
             for i, piece in enumerate(pieces):
                 entries.append(s(where, piece, go_on=i < len(pieces) - 1))
                 put(model, path, "".join(pieces[: i + 1]))
