@@ -293,6 +293,20 @@ def test_doubled_arguments_keep_one_and_say_so() -> None:
     assert raws == sorted(raws)  # the raw text only grows
 
 
+def test_a_change_feed_started_late_changes_no_reading() -> None:
+    """The change feed, first asked for after the text came again (the text is then read
+    once more, for it), is not a piece that came: still one call, X, raw XX."""
+    acc = ChatCompletionAccumulator(compatible=True)
+    acc.feed(tool_chunk({"index": 0, "id": "a", "function": {"name": "f", "arguments": ""}}))
+    for piece in ('{"a": ', "1}", '{"a": 1}'):
+        (update,) = acc.feed(tool_chunk({"index": 0, "function": {"arguments": piece}}))
+    assert update.tool is not None and update.tool.changes()  # the first time
+    acc.feed("[DONE]")
+    assert calls_of(acc) == [(0, "a", "f", {"a": 1})]
+    assert [q.kind for q in acc.quirks] == ["doubled_arguments"]
+    assert acc.tool_calls()[0].raw == '{"a": 1}{"a": 1}'
+
+
 @pytest.mark.parametrize(
     "pieces",
     [

@@ -116,12 +116,13 @@ class ChatToolInput(ToolInput):
         return self._close(self.raw[:end])
 
     def _reread(self, raw: str, parser: Parser | None = None) -> None:
-        if self._kept is None:
-            super()._reread(raw, parser)
-            return
-        received = self.raw  # (``raw`` is it, or the call's own part of it)
-        super()._reread(raw[: self._kept], parser)
-        self.raw = received
+        # Reading the text again (for the change feed, or the call's own part at its end) is
+        # not a fragment that came: the last piece stays, and so does the text received.
+        received, piece_at = self.raw, self._piece_at
+        super()._reread(raw if self._kept is None else raw[: self._kept], parser)
+        self._piece_at = piece_at
+        if self._kept is not None:
+            self.raw = received  # (``raw`` was it, or the call's own part of it)
 
 
 def marker(chunk: Mapping[str, Any]) -> str | None:
