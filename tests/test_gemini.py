@@ -43,6 +43,7 @@ CASES: Final = frozenset(
         "function_call",
         "parallel_calls",
         "vertex_partial_args",
+        "vertex_parallel_streamed_calls",
         "vertex_max_tokens_in_args",
         "vertex_wrong_path",
         "blocked_prompt",
