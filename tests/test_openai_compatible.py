@@ -51,7 +51,7 @@ CASES: Final = {
     "openrouter_reasoning_details": "reasoning in `reasoning_details`",
     "gateway_keepalive": "data: : keepalive",
     "vllm_long_silence": "17.5K characters of arguments in one chunk",
-    "unstable_ids": "a new id in every chunk of one call",
+    "unstable_ids": "a new id in every chunk of one call, an empty delta after it is whole",
     "arguments_array": "arguments neither a string nor an object: StreamError",
 }
 
