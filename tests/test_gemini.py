@@ -631,6 +631,15 @@ CHUNKS = st.one_of(
         },
     ]
 )
+@example(  # a call ends and another to the same function opens in one chunk (AttributeError)
+    chunks=[
+        start(),
+        parts(
+            {"functionCall": {"partialArgs": [s("$.a", "x")]}},
+            {"functionCall": {"name": "f", "willContinue": True, "partialArgs": [s("$.b", "y")]}},
+        ),
+    ]
+)
 def test_hostile_chunks(chunks: list[Any]) -> None:
     check(GenerateContentAccumulator, None, chunks)
 

@@ -12,7 +12,8 @@ one-part-per-chunk reading; the calls and the text are the ones meant, and what 
 Then atomicity: a part that breaks the stream (a bad path, a value of another type, a call to
 another function or a text while a call's arguments stream), put at a random place in a
 random chunk, makes that chunk a :class:`StreamError` that changes nothing: fed again without
-the bad part, the stream ends as it would have.
+the bad part, the stream ends as it would have. And parts drawn with no care for the
+protocol (openers, entries and ends in any order) raise nothing but :class:`StreamError`.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from jsonsnap.gemini import GenerateContentAccumulator
 from jsonsnap.streams import StreamError, Update
 from test_gemini import ARGS, leaves, path_text, pieces_of
 from test_gemini_sdk import held, mine
+from test_stream_errors import check
 
 NAMES = st.sampled_from(["get_weather", "get_weather", "write_file"])
 WORDS = st.text(alphabet=st.sampled_from("ab \n\u00e9\U0001f600"), min_size=1, max_size=6)
@@ -275,3 +277,59 @@ def test_a_long_json_path_costs_its_length(monkeypatch: pytest.MonkeyPatch) -> N
             chunks_of([[{"functionCall": {"name": "f", "partialArgs": entries}}]])[0]
         )
     assert len(shown) == 1 and len(shown[0]) <= 123
+
+
+#: Parts of streamed calls drawn with no care for the protocol: openers, entries, ends, text.
+LOOSE_PART = st.one_of(
+    st.builds(
+        lambda name, go_on, entries: {
+            "functionCall": {
+                **({"name": name} if name else {}),
+                **({"willContinue": True} if go_on else {}),
+                **({"partialArgs": entries} if entries else {}),
+            }
+        },
+        st.sampled_from(["f", "g", None]),
+        st.booleans(),
+        st.lists(
+            st.builds(
+                lambda path, value, go_on: (
+                    {"jsonPath": path, **value} | ({"willContinue": True} if go_on else {})
+                ),
+                st.sampled_from(["$.a", "$.b", "$.a[0]", "$.a.b", "$"]),
+                st.sampled_from([{"stringValue": "x"}, {"numberValue": 1}, {"boolValue": True}]),
+                st.booleans(),
+            ),
+            max_size=2,
+        ),
+    ),
+    st.just({"text": "t"}),
+    st.just({"functionCall": {"name": "f", "args": {"a": 1}}}),
+)
+
+
+@settings(max_examples=examples(80), suppress_health_check=[HealthCheck.too_slow])
+@given(
+    parts=st.lists(LOOSE_PART, max_size=10),
+    cuts=st.lists(st.integers(0, 60), max_size=5),
+    finish=st.booleans(),
+)
+@example(  # (once an AttributeError, the chunk half applied)
+    parts=[
+        {"functionCall": {"name": "f", "willContinue": True}},
+        {"functionCall": {"partialArgs": [{"jsonPath": "$.a", "numberValue": 1}]}},
+        {"functionCall": {"name": "f", "willContinue": True}},
+        {"functionCall": {"partialArgs": [{"jsonPath": "$.b", "numberValue": 2}]}},
+    ],
+    cuts=[1],
+    finish=False,
+)
+def test_loose_streamed_parts_raise_only_stream_errors(
+    parts: list[dict[str, Any]], cuts: list[int], finish: bool
+) -> None:
+    """Either the chunk is read, or it is a StreamError that changes nothing; never another
+    exception, whatever the order of openers, entries and ends."""
+    chunks = chunks_of(grouped(parts, cuts)) if parts else []
+    if not finish and chunks:
+        del chunks[-1]["candidates"][0]["finishReason"]
+    check(GenerateContentAccumulator, None, chunks)
