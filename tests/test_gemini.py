@@ -43,6 +43,7 @@ CASES: Final = frozenset(
         "function_call",
         "parallel_calls",
         "vertex_partial_args",
+        "vertex_parallel_streamed_calls",
         "vertex_max_tokens_in_args",
         "vertex_wrong_path",
         "blocked_prompt",
@@ -497,6 +498,12 @@ def joined(records: list[Change]) -> list[Any]:
     return out
 
 
+def pieces_of(text: str, draw: Any, most: int = 3) -> list[str]:
+    """``text`` cut at up to ``most`` places drawn (pieces may be empty)."""
+    cuts = sorted(set(draw(st.lists(st.integers(0, len(text)), max_size=most))))
+    return [text[a:b] for a, b in itertools.pairwise([0, *cuts, len(text)])]
+
+
 def same(a: Any, b: Any) -> bool:
     return json.dumps(a, sort_keys=False) == json.dumps(b, sort_keys=False)
 
@@ -513,8 +520,7 @@ def test_partial_arguments_build_the_same_value_as_the_json_text(
     for path, leaf in leaves(args):
         where = path_text(path)
         if isinstance(leaf, str):
-            cuts = sorted(set(draw(st.lists(st.integers(0, len(leaf)), max_size=3))))
-            pieces = [leaf[a:b] for a, b in itertools.pairwise([0, *cuts, len(leaf)])]
+            pieces = pieces_of(leaf, draw)
             for i, piece in enumerate(pieces):
                 entries.append(s(where, piece, go_on=i < len(pieces) - 1))
                 put(model, path, "".join(pieces[: i + 1]))
@@ -623,6 +629,15 @@ CHUNKS = st.one_of(
                 {"index": 1, "content": {"parts": [{"text": 5}]}},
             ]
         },
+    ]
+)
+@example(  # a call ends and another to the same function opens in one chunk (AttributeError)
+    chunks=[
+        start(),
+        parts(
+            {"functionCall": {"partialArgs": [s("$.a", "x")]}},
+            {"functionCall": {"name": "f", "willContinue": True, "partialArgs": [s("$.b", "y")]}},
+        ),
     ]
 )
 def test_hostile_chunks(chunks: list[Any]) -> None:

@@ -51,7 +51,7 @@ CASES: Final = {
     "openrouter_reasoning_details": "reasoning in `reasoning_details`",
     "gateway_keepalive": "data: : keepalive",
     "vllm_long_silence": "17.5K characters of arguments in one chunk",
-    "unstable_ids": "a new id in every chunk of one call",
+    "unstable_ids": "a new id in every chunk of one call, an empty delta after it is whole",
     "arguments_array": "arguments neither a string nor an object: StreamError",
 }
 
@@ -122,7 +122,8 @@ def test_the_readme_lists_every_fixture_and_quirk() -> None:
 
 @pytest.mark.parametrize("name", NAMES)
 def test_expected_file_agrees_with_json(name: str) -> None:
-    """Each complete call's raw is one JSON value, and is the call's ``arguments``."""
+    """Each complete call's ``arguments`` are one JSON value, and its raw text (as it came)
+    begins with them: what follows is other calls glued to it, or the text sent again."""
     want = expected(name)
     assert list(want) == [
         "completion",
@@ -134,10 +135,11 @@ def test_expected_file_agrees_with_json(name: str) -> None:
         "needs_flag",
     ]
     calls = [c for ch in want["completion"]["choices"] for c in ch["message"].get("tool_calls", [])]
-    assert [t["raw"] for t in want["tools"].values()] == [c["function"]["arguments"] for c in calls]
-    for tool in want["tools"].values():
+    assert len(want["tools"]) == len(calls)
+    for tool, call in zip(want["tools"].values(), calls, strict=True):
         assert tool["status"] == "complete" and tool["error_pos"] is None
-        json.loads(tool["raw"])
+        assert tool["raw"].startswith(call["function"]["arguments"])
+        json.loads(call["function"]["arguments"])
     assert all(kind in QUIRKS for kind, _, _ in want["quirks"])
 
 
@@ -249,18 +251,85 @@ def test_a_new_id_before_the_arguments_are_complete_continues_the_call() -> None
     assert acc.quirks == []
 
 
+@pytest.mark.parametrize("compatible", [True, None, False])
+@pytest.mark.parametrize(
+    "empty",
+    [
+        {"index": 0, "id": "b", "function": {"arguments": ""}},
+        {"index": 0, "id": "b", "type": "function"},
+        {"index": 0, "id": "b", "function": {"arguments": " \n"}},
+        {"id": "b", "function": {"arguments": ""}},
+    ],
+)
+def test_an_empty_delta_under_a_new_id_starts_no_call(
+    empty: dict[str, Any], compatible: bool | None
+) -> None:
+    """Once the arguments are whole, a delta that brings nothing (no name, no arguments but
+    whitespace) under a new id is the same call (its id unstable), not a call named '' whose
+    input is {}."""
+    acc = ChatCompletionAccumulator(compatible=compatible)
+    acc.feed(tool_chunk({"index": 0, "id": "a", "function": {"name": "f", "arguments": "{}"}}))
+    acc.feed(tool_chunk(empty))
+    acc.feed(tool_chunk({"index": 0, "id": "c"}))
+    acc.feed("[DONE]")
+    assert calls_of(acc) == [(0, "a", "f", {})]
+    assert acc.quirks == []
+
+
 def test_doubled_arguments_keep_one_and_say_so() -> None:
+    """The whole text sent again in the last piece: one call, whose raw text stays as it came
+    (``XX``: received text is never taken back), its value and ``arguments`` ``X``."""
     acc, _, updates = replay("vllm_doubled_arguments", [body("vllm_doubled_arguments")])
     (tool,) = acc.tool_calls()
-    assert tool.final()["path"] == "src/app.py" and not tool.glued
+    assert tool.final()["path"] == "src/app.py" and not tool.glued and tool.complete
+    arguments = acc.completion["choices"][0]["message"]["tool_calls"][0]["function"]["arguments"]
+    assert tool.raw == arguments * 2
     (quirk,) = quirks_of(tool)
-    assert quirk == Quirk("doubled_arguments", 0, 0, f"{len(tool.raw)} chars")
-    assert (
-        acc.completion["choices"][0]["message"]["tool_calls"][0]["function"]["arguments"]
-        == tool.raw
-    )
+    detail = f"{len(arguments)} chars, then the same again in one piece"
+    assert quirk == Quirk("doubled_arguments", 0, 0, detail)
     done = [u for u in updates if u.event == "tool_call_done"]
-    assert len(done) == 1 and done[0].changed  # the raw text changed: the UI redraws
+    assert len(done) == 1 and done[0].changed  # "invalid" (glued) became complete: redraw
+    raws = [len(u.tool.raw) for u in updates if u.tool is not None]
+    assert raws == sorted(raws)  # the raw text only grows
+
+
+def test_a_change_feed_started_late_changes_no_reading() -> None:
+    """The change feed, first asked for after the text came again (the text is then read
+    once more, for it), is not a piece that came: still one call, X, raw XX."""
+    acc = ChatCompletionAccumulator(compatible=True)
+    acc.feed(tool_chunk({"index": 0, "id": "a", "function": {"name": "f", "arguments": ""}}))
+    for piece in ('{"a": ', "1}", '{"a": 1}'):
+        (update,) = acc.feed(tool_chunk({"index": 0, "function": {"arguments": piece}}))
+    assert update.tool is not None and update.tool.changes()  # the first time
+    acc.feed("[DONE]")
+    assert calls_of(acc) == [(0, "a", "f", {"a": 1})]
+    assert [q.kind for q in acc.quirks] == ["doubled_arguments"]
+    assert acc.tool_calls()[0].raw == '{"a": 1}{"a": 1}'
+
+
+@pytest.mark.parametrize(
+    "pieces",
+    [
+        ['{"a": 1}{"a": 1}'],  # glued in one piece, as Groq sends parallel calls
+        ['{"a": 1}{"a"', ": 1}"],
+        ['{"a": 1}{', '"a": 1}'],
+        ['{"a": ', '1}{"a": 1}'],
+    ],
+)
+def test_two_equal_glued_calls_are_two_calls(pieces: list[str]) -> None:
+    """Two equal values glued together are two calls (a model may well call a tool twice
+    with the same arguments), unless the second came alone, whole, in the last piece."""
+    acc = ChatCompletionAccumulator(compatible=True)
+    acc.feed(tool_chunk({"index": 0, "id": "a", "function": {"name": "f", "arguments": ""}}))
+    for piece in pieces:
+        acc.feed(tool_chunk({"index": 0, "function": {"arguments": piece}}))
+    acc.feed("[DONE]")
+    assert calls_of(acc) == [(0, "a", "f", {"a": 1}), (1, "a_1", "f", {"a": 1})]
+    first = acc.tool_calls()[0]
+    assert first.raw == "".join(pieces) and first.values == [{"a": 1}]
+    assert [q.kind for q in acc.quirks] == ["glued_calls", "glued_calls"]
+    changes = first.changes()  # read again from the call's own text, not the whole raw
+    assert first.complete and changes[-1].path == () and first.final() == {"a": 1}
 
 
 def test_glued_calls_become_one_call_each_with_derived_ids() -> None:

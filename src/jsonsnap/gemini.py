@@ -35,7 +35,9 @@ A string piece with ``willContinue`` keeps its string open: the next entry must 
 path. A number is followed by a space, so that it shows at once (a number at the end of JSON
 text could go on). In ``.response``, a call's part holds ``functionCall: {name, args, id?}``,
 ``args`` its live snapshot, then its final value (``partialArgs`` and ``willContinue`` are not
-kept).
+kept). A part without ``willContinue`` ends the call: the part after it, in the same chunk or a
+later one, is read afresh (text, or another call, to the same function or not), so how the
+parts are grouped into chunks changes nothing. A path costs time in proportion to its length.
 
 ``tools`` holds candidate 0's calls by the place of their part in ``content.parts``;
 ``tool_calls(candidate)`` lists a candidate's calls in order. ``tools=`` takes the request's
@@ -151,16 +153,23 @@ def parse_json_path(path: str) -> tuple[Segment, ...]:
     return tuple(segments)
 
 
-def _show(segments: tuple[Segment, ...]) -> str:
-    """A path as the partial arguments write it (``$.a[0]['b c']``)."""
+def _show(segments: tuple[Segment, ...], count: int | None = None) -> str:
+    """A path (its first ``count`` segments) as the partial arguments write it
+    (``$.a[0]['b c']``), cut after 120 characters: the time it takes is bounded too."""
     out = ["$"]
-    for segment in segments:
+    size = 1
+    for at in range(len(segments) if count is None else count):
+        segment = segments[at]
         if isinstance(segment, int):
-            out.append(f"[{segment}]")
-        elif _SHORTHAND.fullmatch(segment):
-            out.append(f".{segment}")
+            piece = f"[{segment}]"
+        elif len(segment) <= 120 and _SHORTHAND.fullmatch(segment):
+            piece = f".{segment}"
         else:
-            out.append(f"[{json.dumps(segment)}]")
+            piece = f"[{json.dumps(segment[:121])}]"
+        out.append(piece)
+        size += len(piece)
+        if size > 120:
+            break
     shown = "".join(out)
     return shown if len(shown) <= 120 else shown[:120] + "..."
 
@@ -426,20 +435,20 @@ class _ArgText:
         """Whether ``path[at]`` is the next member of ``frame`` (the container at
         ``path[:at]``)."""
         segment = path[at]
-        where = _show(path[: at + 1])
-        parent = _show(path[:at])
         if isinstance(segment, int):
             if not frame.array:
-                raise fail(f"{named} indexes {parent}, which is an object")
+                raise fail(f"{named} indexes {_show(path, at)}, which is an object")
             if segment < frame.count:
-                raise fail(f"{named} goes back to {where}, which is finished")
+                raise fail(f"{named} goes back to {_show(path, at + 1)}, which is finished")
             if segment > frame.count:
-                raise fail(f"{named} skips to {where}: the next element is [{frame.count}]")
+                raise fail(
+                    f"{named} skips to {_show(path, at + 1)}: the next element is [{frame.count}]"
+                )
         else:
             if frame.array:
-                raise fail(f"{named} names a member of {parent}, which is an array")
+                raise fail(f"{named} names a member of {_show(path, at)}, which is an array")
             if segment in frame.keys:
-                raise fail(f"{named} goes back to {where}, which is finished")
+                raise fail(f"{named} goes back to {_show(path, at + 1)}, which is finished")
 
     def finish(self, fail: Callable[[str], StreamError]) -> str:
         """The text that ends the arguments."""
@@ -490,8 +499,11 @@ class _Candidate:
         self.calls: dict[int, _Call] = {}  # by part index
         self.joinable = False  # whether the last part is a text part new text may join
         self.streaming: _Call | None = None  # the call whose arguments stream
-        self.pending: _ArgText | None = None  # a streamed call opened by the chunk checked
-        self.pending_name = ""
+        #: While a chunk is checked: the translator of the call whose arguments stream at the
+        #: part being checked, and the call's name (a part may end one call and the next part
+        #: open another, of the same function or not).
+        self.open: _ArgText | None = None
+        self.open_name = ""
         self.finished = False
 
 
@@ -543,6 +555,7 @@ class GenerateContentAccumulator(Accumulator):
         self._order: list[int] = []  # the candidate indices, sorted
         self._placed: set[int] = set()  # the candidates in the response
         self._fresh: list[int] = []  # the candidates made to check the chunk being applied
+        self._opened: list[_ArgText] = []  # the translators of the calls the chunk opens
 
     @classmethod
     def looks_like(cls, data: Mapping[str, Any]) -> bool:
@@ -656,18 +669,19 @@ class GenerateContentAccumulator(Accumulator):
         return updates
 
     def _rollback(self) -> None:
+        """Undo what checking a refused chunk wrote (the calls it opened are dropped)."""
         for state in self._candidates.values():
             if state.streaming is not None and state.streaming.args is not None:
                 state.streaming.args.rollback()
-            state.pending = None
+        self._opened.clear()
 
     def _commit(self) -> None:
         for state in self._candidates.values():
             if state.streaming is not None and state.streaming.args is not None:
                 state.streaming.args.commit()
-            if state.pending is not None:
-                state.pending.commit()
-                state.pending = None
+        for opened in self._opened:
+            opened.commit()
+        self._opened.clear()
 
     def _state(self, index: int) -> _Candidate:
         state = self._candidates[index]  # made by _plan
@@ -699,6 +713,9 @@ class GenerateContentAccumulator(Accumulator):
         reason = self._opt_str(candidate.get("finishReason"), "finishReason")
         if parts and state.finished:
             raise StreamError(f"parts after the finishReason of candidate {index}")
+        streaming = state.streaming  # the parts are checked from where the last chunk left
+        state.open = None if streaming is None else streaming.args
+        state.open_name = "" if streaming is None else streaming.tool.name
         steps: list[Step] = []
         if role is not None:
             steps.append(_role(role))
@@ -734,7 +751,7 @@ class GenerateContentAccumulator(Accumulator):
                 raise self._malformed("a part with both text and a functionCall")
             plan = self._call_plan(state, part, self._mapping(call, "the functionCall"))
             return lambda state: self._apply_call(state, plan)
-        if state.streaming is not None or state.pending is not None:
+        if state.open is not None:
             raise StreamError(
                 f"a part of another kind while a function call's arguments stream in candidate "
                 f"{index}"
@@ -806,10 +823,9 @@ class GenerateContentAccumulator(Accumulator):
         if args is not None:
             args = self._mapping(args, "the function call's args")
         texts: list[str] = []
-        open_call = state.streaming
-        translator = open_call.args if open_call is not None else state.pending
+        translator = state.open
         if translator is not None:  # more of the call whose arguments stream
-            old = open_call.tool.name if open_call is not None else state.pending_name
+            old = state.open_name
             if name and name != old:
                 raise StreamError(
                     f"a call to {name!r} while the arguments of the call to {old!r} stream"
@@ -820,8 +836,7 @@ class GenerateContentAccumulator(Accumulator):
             ends = not more
             if ends:
                 texts.append(translator.finish(self._bad))
-                if open_call is None:
-                    state.pending = None
+                state.open = None  # the next part may open another call
             return _CallPlan(part, call, name, id, "".join(texts), ends, None, opens=False)
         if partial or more:
             if not name:
@@ -832,10 +847,11 @@ class GenerateContentAccumulator(Accumulator):
             if args:
                 raise self._malformed("args and partialArgs in one call")
             new = _ArgText()
+            self._opened.append(new)
             texts.extend(new.entry(self._entry(entry), self._bad) for entry in partial)
             if more:
-                state.pending = new
-                state.pending_name = name
+                state.open = new
+                state.open_name = name
             else:
                 texts.append(new.finish(self._bad))
             return _CallPlan(part, call, name, id, "".join(texts), not more, new, opens=True)
@@ -871,7 +887,6 @@ class GenerateContentAccumulator(Accumulator):
             state.calls[place] = entry
             if not plan.ends:
                 state.streaming = entry
-                state.pending = None
         else:
             entry = state.streaming  # type: ignore[assignment]
             part = entry.part

@@ -29,6 +29,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+from .. import Parser
 from .._streamed_json import ToolInput
 from .._streams import StreamError, describe
 
@@ -38,7 +39,10 @@ QUIRKS: Final[Mapping[str, str]] = {
     "arguments_object": "arguments sent as a JSON object, not a string: written as JSON text",
     "reused_index": "a new id at the index of a finished call: a new call, at the next index",
     "glued_calls": "several JSON values glued in one call's arguments: one call each",
-    "doubled_arguments": "the whole arguments sent twice (X then X again): X kept",
+    "doubled_arguments": (
+        "the whole arguments sent again in one piece at the end (X, then X): the call is X "
+        "(its raw text stays XX)"
+    ),
 }
 
 #: Chunk fields whose value names a compatible server, by field: a predicate on the value.
@@ -47,6 +51,8 @@ _MARKERS: Final[Mapping[str, tuple[str, Any]]] = {
     "system_fingerprint": ("system_fingerprint fp_ollama (Ollama)", "fp_ollama"),
 }
 
+#: JSON's whitespace.
+JSON_SPACE: Final = " \t\n\r"
 #: Data that begins (after JSON whitespace) with a colon: no JSON text does.
 _COMMENT: Final = re.compile(r"[ \t\r\n]*:")
 #: Fields of a ``reasoning_details`` entry whose pieces are joined; the others keep their
@@ -76,14 +82,47 @@ class Quirk:
 class ChatToolInput(ToolInput):
     """A Chat Completions call's tool input: a :class:`ToolInput` that also lists the
     :class:`Quirk` records of what the compatible profile did to it (``quirks``: empty for a
-    stream from OpenAI itself)."""
+    stream from OpenAI itself).
 
-    __slots__ = ("quirks",)
+    When the profile reads values glued in its text as other calls (or as the text sent
+    twice), the call's value is its first value alone (:meth:`_end_at`), and ``raw`` stays
+    the text as it came: received text is never taken back."""
+
+    __slots__ = ("_kept", "_piece_at", "quirks")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         #: What the compatible profile did to this call (see :data:`QUIRKS`).
         self.quirks: list[Quirk] = []
+        self._piece_at = 0  # where in raw the last fragment that is not whitespace began
+        self._kept: int | None = None  # the end of the call's own text in raw, if not all
+
+    @property
+    def last_piece(self) -> str:
+        """The last fragment of the text that was not only JSON whitespace (and what came
+        after it)."""
+        return self.raw[self._piece_at :]
+
+    def _feed(self, fragment: str) -> bool:
+        if fragment.strip(JSON_SPACE):
+            self._piece_at = len(self.raw)
+        return super()._feed(fragment)
+
+    def _end_at(self, end: int) -> bool:
+        """The protocol ended the text, of which only ``raw[:end]`` (a whole JSON value) is
+        this call's: parse that strictly, ``raw`` kept as received. Whether the snapshot
+        changed."""
+        self._kept = end
+        return self._close(self.raw[:end])
+
+    def _reread(self, raw: str, parser: Parser | None = None) -> None:
+        # Reading the text again (for the change feed, or the call's own part at its end) is
+        # not a fragment that came: the last piece stays, and so does the text received.
+        received, piece_at = self.raw, self._piece_at
+        super()._reread(raw if self._kept is None else raw[: self._kept], parser)
+        self._piece_at = piece_at
+        if self._kept is not None:
+            self.raw = received  # (``raw`` was it, or the call's own part of it)
 
 
 def marker(chunk: Mapping[str, Any]) -> str | None:

@@ -24,9 +24,11 @@ an SSE comment sent as data (``data: : keepalive``, skipped), ``arguments`` as a
 (``x_groq``, ``system_fingerprint: fp_ollama``). What OpenAI's own stream could mean otherwise
 is read so only with the profile on: a new ``id`` at the index of a call whose arguments are
 complete starts a new call (at the next free index; before they are complete it is a server
-that changes ids, and continues the call); at a call's end, arguments that are one text
-twice (``XX``) keep ``X``, and several values glued together become one call each. Every
-such change is a :class:`Quirk` in ``quirks`` (and in the call's ``ChatToolInput.quirks``).
+that changes ids, and continues the call); at a call's end, several values glued together
+become one call each, and a text sent again whole in the last piece (``X``, then ``X``) is one
+call ``X``. Every such change is a :class:`Quirk` in ``quirks`` (and in the call's
+``ChatToolInput.quirks``); the call's ``raw`` stays the text as it came. In every mode, a delta
+that brings nothing (no name, no arguments but whitespace) starts no call, whatever its ``id``.
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ from .._streams import carry_out, describe
 from ..sse import ServerSentEvent
 from ..streams import Accumulator, StreamError, ToolInput, Update
 from . import _compat
-from ._compat import ChatToolInput, Quirk
+from ._compat import JSON_SPACE, ChatToolInput, Quirk
 
 #: Message fields whose deltas are pieces of text, and whether they are reasoning.
 _TEXT_FIELDS = {"content": False, "refusal": False, "reasoning_content": True, "reasoning": True}
@@ -105,6 +107,9 @@ class _CallDelta:
     whole: bool  # the arguments came as a JSON object (written here as text)
     input: str  # a piece of the custom tool's input
     call: Mapping[str, Any]
+    #: Whether it brings nothing to a call (a function or custom call's delta with no name,
+    #: and no arguments or input but JSON whitespace): under a new id it starts no call.
+    empty: bool
 
 
 def _name(part: dict[str, Any], name: str | None) -> None:
@@ -302,24 +307,28 @@ class ChatCompletionAccumulator(Accumulator):
             ends.append(("function_call_done", None, state.message, state.function))
         updates = []
         for event, index, block, tool in ends:
-            raw: str | None = None
+            end: int | None = None
             more: list[Update] = []
             if self._on and index is not None and tool.glued and not tool.ended:
-                raw, more = self._unglue(state, index, tool)
-            changed = self._end(tool, raw)
+                end, more = self._unglue(state, index)
+            if end is not None and isinstance(tool, ChatToolInput):
+                changed: bool | None = tool._end_at(end)
+            else:
+                changed = self._end(tool)
             if changed is not None:
                 updates.append(Update(event, index, block, tool=tool, changed=changed))
             updates += more
         return updates
 
-    def _unglue(
-        self, state: _Choice, index: int, tool: ToolInput
-    ) -> tuple[str | None, list[Update]]:
-        """A call whose arguments are several JSON values glued together, at its end: the text
-        of the first, which the call keeps, and the updates of a new call for each of the
-        others (or ``None`` and none: the values are not all whole, there are too many of them
-        to be calls, or deltas under several ids made the text: the call stays
-        ``"invalid"``). Arguments that are one text twice are that text once."""
+    def _unglue(self, state: _Choice, index: int) -> tuple[int | None, list[Update]]:
+        """A call whose arguments are several JSON values glued together, at its end: where
+        the first ends in its raw text (the call's value is the first; its raw text stays as
+        it came) and the updates of a new call for each of the others (or ``None`` and none:
+        the values are not all whole, there are too many of them to be calls, or deltas under
+        several ids made the text: the call stays ``"invalid"``). A text sent again whole in
+        the last piece (``X``, then ``X`` at once) is the call once; two equal values glued
+        any other way are two calls."""
+        tool = state.tools[index]
         raw = tool.raw
         spans = _compat.value_spans(raw)
         if index in state.mixed or not 2 <= len(spans) <= _MOST_GLUED:
@@ -333,9 +342,10 @@ class ChatCompletionAccumulator(Accumulator):
         choice = state.choice["index"]
         entry = state.calls[index]
         entry["function"]["arguments"] = texts[0]
-        if len(texts) == 2 and texts[0] == texts[1]:
-            self._note(Quirk("doubled_arguments", choice, index, f"{len(texts[0])} chars"), tool)
-            return texts[0], []
+        if texts == [texts[0]] * 2 and tool.last_piece.strip(JSON_SPACE) == texts[1]:
+            detail = f"{len(texts[0])} chars, then the same again in one piece"
+            self._note(Quirk("doubled_arguments", choice, index, detail), tool)
+            return spans[0][1], []
         self._note(Quirk("glued_calls", choice, index, f"{len(texts)} values"), tool)
         updates = []
         for k, text in enumerate(texts[1:], 1):
@@ -353,7 +363,7 @@ class ChatCompletionAccumulator(Accumulator):
             )
             changed = self._end(split)
             updates.append(Update("tool_call_done", new, block, tool=split, changed=bool(changed)))
-        return texts[0], updates
+        return spans[0][1], updates
 
     # -- a chunk: every field checked, then applied -----------------------------------------
 
@@ -508,6 +518,9 @@ class ChatCompletionAccumulator(Accumulator):
             bodies.append((name, self._opt_str(piece, f"the {part} {text}") or ""))
         kind = self._opt_str(call.get("type"), "the tool call type")
         (function, arguments), (custom, text) = bodies
+        empty = kind in (None, "function", "custom") and not (
+            function or custom or arguments.strip(JSON_SPACE) or text.strip(JSON_SPACE)
+        )
         return _CallDelta(
             None if index is None else self._key(index, "the tool call index"),
             self._opt_str(call.get("id"), "the tool call id"),
@@ -517,6 +530,7 @@ class ChatCompletionAccumulator(Accumulator):
             whole,
             text,
             call,
+            empty,
         )
 
     def _call_index(self, state: _Choice, delta: _CallDelta) -> int:
@@ -525,7 +539,8 @@ class ChatCompletionAccumulator(Accumulator):
         if delta.id is not None:
             if delta.id in state.ids:
                 return state.ids[delta.id]
-            return state.order[-1] + 1 if state.order else 0  # a new call
+            if not delta.empty:
+                return state.order[-1] + 1 if state.order else 0  # a new call
         return state.order[-1] if state.order else 0  # more of the last call
 
     def _compatible_index(self, state: _Choice, delta: _CallDelta) -> tuple[int, bool]:
@@ -534,9 +549,10 @@ class ChatCompletionAccumulator(Accumulator):
         free = state.order[-1] + 1 if state.order else 0
         if delta.id is not None and delta.id in state.ids:
             return state.ids[delta.id], False
+        new_id = delta.id is not None and not delta.empty  # (an empty delta starts no call)
         if delta.index is None:
             last = state.last
-            if last is None or (delta.id is not None and self._finished(state, last)):
+            if last is None or (new_id and self._finished(state, last)):
                 return free, False
             return last, False  # no index: more of the last call, even under a new id
         index = state.server.get(delta.index)
@@ -546,7 +562,7 @@ class ChatCompletionAccumulator(Accumulator):
             index = delta.index
         entry = state.calls.get(index)
         known = None if entry is None else entry["id"]
-        if delta.id is not None and known not in (None, delta.id) and self._finished(state, index):
+        if new_id and known not in (None, delta.id) and self._finished(state, index):
             return free, True
         return index, False  # (a server that changes the id in every chunk: the same call)
 
@@ -578,7 +594,7 @@ class ChatCompletionAccumulator(Accumulator):
             if index != delta.index:
                 state.moved.add(index)
         state.last = index
-        if delta.id is not None and entry["id"] not in (None, delta.id):
+        if delta.id is not None and entry["id"] not in (None, delta.id) and not delta.empty:
             state.mixed.add(index)
         tool_input = state.tools.get(index)
         if reused:
