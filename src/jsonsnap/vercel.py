@@ -150,6 +150,7 @@ def finish_reason_of(result: Mapping[str, Any] | None) -> str | None:
 # --------------------------------------------------------------------------- JSON out
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_INFINITY: Final = float("inf")
 _encode_string: Callable[[str], str] = json.encoder.encode_basestring
 
 
@@ -163,10 +164,22 @@ _OPEN_OBJECT, _CLOSE_OBJECT = _Piece("{"), _Piece("}")
 _OPEN_ARRAY, _CLOSE_ARRAY, _COMMA = _Piece("["), _Piece("]"), _Piece(",")
 
 
+def _float_text(value: float) -> str:
+    """A float as JSON: an infinity as ``1e400`` (the text ``json.loads`` reads back as that
+    infinity, and JavaScript's ``JSON.parse`` as ``Infinity``), NaN as ``null`` (no JSON text
+    means NaN; ``JSON.stringify`` writes ``null`` too)."""
+    if value != value:
+        return "null"
+    if value in (_INFINITY, -_INFINITY):
+        return "1e400" if value > 0 else "-1e400"
+    return float.__repr__(value)
+
+
 def dump(value: Any) -> str:
     """``value`` as compact JSON text on one line, without recursion (any depth). Lone
-    surrogates are written as ``\\uXXXX`` escapes, so the text encodes to UTF-8. ``TypeError``
-    for what JSON cannot hold, ``ValueError`` for NaN and the infinities."""
+    surrogates are written as ``\\uXXXX`` escapes, so the text encodes to UTF-8; an infinity
+    as ``1e400`` or ``-1e400``, NaN as ``null``. ``TypeError`` for what JSON cannot hold,
+    ``ValueError`` for an int too long to write (``sys.get_int_max_str_digits``)."""
     out: list[str] = []
     stack: list[Any] = [value]
     while stack:
@@ -183,9 +196,7 @@ def dump(value: Any) -> str:
         elif kind is int:
             out.append(int.__repr__(item))
         elif kind is float:
-            if item != item or item in (float("inf"), float("-inf")):
-                raise ValueError(f"{item!r} is not JSON")
-            out.append(float.__repr__(item))
+            out.append(_float_text(item))
         elif isinstance(item, Mapping):
             stack.append(_CLOSE_OBJECT)
             pairs = list(item.items())
@@ -209,6 +220,8 @@ def dump(value: Any) -> str:
             out.append(_encode_string(str(item)))
         elif isinstance(item, int) and not isinstance(item, bool):
             out.append(int.__repr__(int(item)))
+        elif isinstance(item, float):
+            out.append(_float_text(float(item)))
         else:
             raise TypeError(f"{describe(item)} is not JSON")
     text = "".join(out)
@@ -383,24 +396,35 @@ def _id_of(accumulator: Accumulator | None) -> str | None:
     return found if isinstance(found, str) and found else None
 
 
-def _first_choice(accumulator: Accumulator | None) -> Callable[[Update], bool]:
-    """Which updates go into the message: all of them, but of a Chat Completions stream with
-    several choices (``n``), only the first choice's (a UI message is one answer). A tool
-    call's choice is looked up once, at its first update."""
-    if accumulator is None or accumulator.protocol != "chat":
+#: The protocols whose stream may hold several answers, and the key of their list in the
+#: result: Chat Completions' choices (``n``), Gemini's candidates (``candidateCount``).
+_ANSWERS: Final = {"chat": "choices", "gemini": "candidates"}
+
+
+def _first_answer(accumulator: Accumulator | None) -> Callable[[Update], bool]:
+    """Which updates go into the message: all of them, but of a stream with several answers
+    (:data:`_ANSWERS`) only the first's, index 0 (a UI message is one answer). Text names its
+    answer (``update.index``); a tool call's answer is looked up once, at its first update:
+    the one answer so far, or, of several, the first's when the call is among the
+    accumulator's ``tools`` (the first answer's calls, by their index)."""
+    key = None if accumulator is None else _ANSWERS.get(accumulator.protocol)
+    if key is None:
         return lambda update: True
-    chat: Any = accumulator
+    source: Any = accumulator
     seen: dict[int, bool] = {}
 
     def keep(update: Update) -> bool:
-        if len(chat.completion["choices"]) < 2:
-            return True
         tool = update.tool
         if tool is None:
             return update.index in (None, 0)
         first = seen.get(id(tool))
         if first is None:
-            first = seen[id(tool)] = any(call is tool for call in chat.tool_calls(0))
+            answers = (source.result or {}).get(key) or ()
+            if len(answers) < 2:
+                first = all(answer.get("index") == 0 for answer in answers)
+            else:
+                first = source.tools.get(tool.index) is tool
+            seen[id(tool)] = first
         return first
 
     return keep
@@ -433,10 +457,12 @@ def ui_message_stream(
 
     ``accumulator``: the one the updates come from; the ``messageId`` is then its result's id
     (unless ``message_id`` is given) and ``finish`` carries its finish reason
-    (:func:`finish_reason_of`); of a Chat Completions stream with several choices, only the
-    first goes into the message. A :class:`StreamError` from ``updates`` ends the body with an
-    ``error`` chunk whose text is ``on_error(error)`` (the error's message by default: pass a
-    function to hide it from the page); other exceptions are not caught.
+    (:func:`finish_reason_of`); of a stream with several answers (a Chat Completions stream
+    with several choices, a Gemini stream with several candidates), only the first (index 0)
+    goes into the message, as a UI message is one answer (without ``accumulator``, every
+    update does). A :class:`StreamError` from ``updates`` ends the body with an ``error``
+    chunk whose text is ``on_error(error)`` (the error's message by default: pass a function
+    to hide it from the page); other exceptions are not caught.
     """
     encode = _Encoding(accumulator, message_id, metadata)
 
@@ -488,14 +514,14 @@ def aui_message_stream(
 
 class _Encoding:
     """What each update adds to the body (for the sync and async streams alike): the events
-    of its chunks, the first choice's only."""
+    of its chunks, the first answer's only."""
 
     __slots__ = ("accumulator", "encoder", "keep")
 
     def __init__(self, accumulator: Accumulator | None, message_id: str | None, metadata: Any):
         self.accumulator = accumulator
         self.encoder = UIMessageEncoder(message_id=message_id, metadata=metadata)
-        self.keep = _first_choice(accumulator)
+        self.keep = _first_answer(accumulator)
 
     def __call__(self, update: Update) -> list[str]:
         if not self.keep(update):
@@ -584,6 +610,9 @@ class UIMessageAccumulator(Accumulator):
         self._streaming: dict[str, tuple[bool, int]] = {}
         self._data: dict[tuple[str, str], int] = {}  # (type, id) of the data parts -> place
         self._step = 0  # where the current step's parts begin
+        # The step-start parts not in the message yet: the client adds one at each start-step,
+        # but its reader shows it only with the next message it writes.
+        self._steps = 0
 
     @classmethod
     def looks_like(cls, data: Mapping[str, Any]) -> bool:
@@ -605,6 +634,15 @@ class UIMessageAccumulator(Accumulator):
         if self.message is None:
             self.message = {"id": "", "role": "assistant", "parts": []}
         parts: list[dict[str, Any]] = self.message["parts"]
+        return parts
+
+    def _shown(self) -> list[dict[str, Any]]:
+        """The parts of the message, for a chunk after which the client shows it (writes a new
+        message): with the step-start parts it holds since the last one."""
+        parts = self._parts()
+        if self._steps:
+            parts.extend({"type": "step-start"} for _ in range(self._steps))
+            self._steps = 0
         return parts
 
     def _kind_of(self, data: Mapping[str, Any]) -> str:
@@ -660,8 +698,11 @@ class UIMessageAccumulator(Accumulator):
         message: dict[str, Any] = self.message  # type: ignore[assignment]
         old = message["id"]
         # Another message: the client would drop this one, and start that one.
-        if had and message_id not in (None, old) and (old or message["parts"] or len(message) > 3):
+        content = old or message["parts"] or self._steps or len(message) > 3
+        if had and message_id not in (None, old) and content:
             raise StreamError(f"a start for message {message_id!r} in message {old!r}")
+        if message_id is not None:
+            self._shown()
         if message_id is not None:
             message["id"] = message_id
         self._merge_metadata(metadata)
@@ -670,6 +711,7 @@ class UIMessageAccumulator(Accumulator):
     def _merge_metadata(self, metadata: Any) -> None:
         if metadata is None:
             return
+        self._shown()
         message: dict[str, Any] = self.message  # type: ignore[assignment]
         old = message.get("metadata")
         if isinstance(old, dict) and isinstance(metadata, Mapping):
@@ -701,9 +743,9 @@ class UIMessageAccumulator(Accumulator):
 
     def _start_step(self, event: Mapping[str, Any]) -> list[Update]:
         parts = self._parts()
-        self._step = len(parts) + 1
-        parts.append({"type": "step-start"})
-        return [Update("start-step", len(parts) - 1, parts[-1])]
+        self._steps += 1
+        self._step = len(parts) + self._steps
+        return [Update("start-step")]
 
     def _finish_step(self, event: Mapping[str, Any]) -> list[Update]:
         self._parts()
@@ -717,7 +759,7 @@ class UIMessageAccumulator(Accumulator):
         reasoning = self._kind == "reasoning-start"
         part_id = self._str(event.get("id"), "the part id")
         metadata = self._metadata(event)
-        parts = self._parts()
+        parts = self._shown()
         part: dict[str, Any] = {"type": "reasoning", "id": part_id} if reasoning else {
             "type": "text"}  # fmt: skip
         part["text"] = ""
@@ -733,7 +775,7 @@ class UIMessageAccumulator(Accumulator):
         place = self._part_id(event, self._reasoning if reasoning else self._text)
         text = self._str(event.get("delta"), "the delta")
         metadata = self._metadata(event)
-        part = self._parts()[place]
+        part = self._shown()[place]
         self._append(part, "text", text)
         if metadata is not None:
             part["providerMetadata"] = metadata
@@ -744,7 +786,7 @@ class UIMessageAccumulator(Accumulator):
         open_parts = self._reasoning if reasoning else self._text
         place = self._part_id(event, open_parts)
         metadata = self._metadata(event)
-        part = self._parts()[place]
+        part = self._shown()[place]
         if metadata is not None:
             part["providerMetadata"] = metadata
         part["state"] = "done"
@@ -771,7 +813,7 @@ class UIMessageAccumulator(Accumulator):
     ) -> tuple[int, dict[str, Any]]:  # fmt: skip
         """Update the call's part as the client's ``updateToolPart`` does (a new one when there
         is none): the state, and each of ``_CALL_FIELDS`` set or cleared."""
-        parts = self._parts()
+        parts = self._shown()
         if place is None:
             part: dict[str, Any] = {"type": "dynamic-tool", "toolName": name} if dynamic else {
                 "type": f"tool-{name}"}  # fmt: skip
@@ -817,8 +859,11 @@ class UIMessageAccumulator(Accumulator):
     def _tool_input_delta(self, event: Mapping[str, Any]) -> list[Update]:
         place, tool = self._streamed(event)
         text = self._str(event.get("inputTextDelta"), "the inputTextDelta")
-        changed = self._grow(tool, text)
         part = self._parts()[place]
+        if "rawInput" in part and not tool.ended:
+            part["rawInput"] = None  # let go of the text: the tool input grows it in place
+        changed = self._grow(tool, text)
+        self._shown()
         part["state"] = "input-streaming"
         part["input"] = tool.snapshot
         part["rawInput"] = tool.raw
@@ -941,7 +986,7 @@ class UIMessageAccumulator(Accumulator):
         metadata = self._metadata(event)
         if metadata is not None and self._kind != "file":
             part["providerMetadata"] = metadata
-        parts = self._parts()
+        parts = self._shown()
         parts.append(part)
         return [Update(self._kind, len(parts) - 1, part)]
 
@@ -951,7 +996,7 @@ class UIMessageAccumulator(Accumulator):
         if self._flag(event, "transient"):
             self._parts()
             return [Update(kind)]  # for the moment: never in the message
-        parts = self._parts()
+        parts = self._shown()
         place = None if data_id is None else self._data.get((kind, data_id))
         if place is not None:
             part = parts[place]
