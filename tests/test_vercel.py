@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import re
 from pathlib import Path
 from typing import Any, Final
 
@@ -25,7 +26,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from chunking import random_splits
+from chunking import chunkings, random_splits
 from effort import examples
 from jsonsnap import __main__ as cli
 from jsonsnap import vercel
@@ -35,6 +36,7 @@ from jsonsnap.sse import SSEDecoder
 from jsonsnap.streams import PROTOCOLS, StreamError, ToolInputError, Update
 from jsonsnap.vercel import UIMessageAccumulator, UIMessageEncoder
 from recordings import ROOT, all_fixtures, assert_same_json, cut, error_state, tool_state, ways
+from test_anthropic import ASTRAL_TEXTS, code_units
 from test_stream_errors import DEEP, INDEX, TEXT, VALUE, check, deep, typed
 
 FIXTURES: Final = ROOT / "vercel"
@@ -569,7 +571,7 @@ def check_encoded_tool(text: str, pieces: list[str], repair: bool) -> None:
         assert_same_json(as_json(tool.final()), as_json(part["input"]), text)
     else:
         assert part["state"] == "output-error" and part["rawInput"] == joined(tool.raw)
-        assert tool.raw == text
+        assert tool.raw == joined(text)
 
 
 def test_a_tool_input_json_cannot_carry_is_written_as_json_the_client_reads() -> None:
@@ -700,3 +702,86 @@ def test_a_long_tool_input_grows_in_place() -> None:
                   "input": {"a": "x"}})  # fmt: skip
         acc.feed({"type": "tool-input-delta", "toolCallId": "a", "inputTextDelta": "1"})
     assert acc.message["parts"][-1]["state"] == "input-available"  # type: ignore[index]
+
+
+# A text whose characters beyond the BMP a stream may cut between two events, each half then
+# a lone surrogate (what each event's JSON escape ``\ud83d`` decodes to).
+ASTRAL = 'a\U0001f600 \U0001d11e"\U0010ffff\\ b'
+HALF = re.compile("[\ud800-\udfff]")
+
+
+def halves_in(value: Any) -> bool:
+    """Whether a lone surrogate shows anywhere in the value."""
+    return HALF.search(json.dumps(value, ensure_ascii=False)) is not None
+
+
+def ui_pieces(kind: str, pieces: list[str]) -> list[dict[str, Any]]:
+    """A UI message stream whose text, reasoning or tool input comes in ``pieces``."""
+    if kind == "tool":
+        head = [{"type": "tool-input-start", "toolCallId": "c", "toolName": "f"}]
+        body = [
+            {"type": "tool-input-delta", "toolCallId": "c", "inputTextDelta": p} for p in pieces
+        ]
+        return [UI_START, *head, *body]
+    head = [{"type": f"{kind}-start", "id": "p"}]
+    body = [{"type": f"{kind}-delta", "id": "p", "delta": piece} for piece in pieces]
+    return [UI_START, *head, *body, {"type": f"{kind}-end", "id": "p"}]
+
+
+def check_joined(text: str, pieces: list[str]) -> None:
+    """Text, reasoning and a tool input cut into ``pieces`` (code units): each ends as
+    ``text``, and no half of a pair ever shows."""
+    for kind in ("text", "reasoning", "tool"):
+        acc = UIMessageAccumulator()
+        for chunk in ui_pieces(kind, pieces):
+            acc.feed(chunk)
+            assert not halves_in(acc.message), (kind, pieces)
+        part = acc.message["parts"][-1]  # type: ignore[index]
+        if kind != "tool":
+            assert part["text"] == text and part["state"] == "done", (kind, pieces)
+            continue
+        acc.feed({"type": "tool-input-available", "toolCallId": "c", "toolName": "f",
+                  "input": json.loads(text)})  # fmt: skip
+        (tool,) = acc.tool_calls()
+        assert tool.raw == text and tool.final() == json.loads(text), pieces  # it stood
+
+
+def test_a_surrogate_pair_cut_between_deltas_is_joined() -> None:
+    """As the client's ``text += delta`` joins the halves (its strings are UTF-16): text,
+    reasoning and tool input alike, cut at every place; and a lone half stays as it came."""
+    text = json.dumps({"s": ASTRAL}, ensure_ascii=False)
+    coded = code_units(text)
+    assert len(coded) > len(text)
+    for _, pieces in chunkings(coded):
+        check_joined(text, list(pieces))
+    acc = UIMessageAccumulator()
+    for chunk in ui_pieces("text", ["a\ud83d", "b\ud83d", "", "\ude00\udc00", "\ud800"]):
+        acc.feed(chunk)
+    assert acc.message["parts"][-1]["text"] == "a\ud83db\U0001f600\udc00\ud800"  # type: ignore[index]
+
+
+@settings(max_examples=examples(40), suppress_health_check=[HealthCheck.too_slow])
+@given(text=ASTRAL_TEXTS, seed=st.integers(0, 2**16))
+def test_generated_texts_cut_anywhere_join(text: str, seed: int) -> None:
+    value = json.dumps([text], ensure_ascii=False)
+    coded = code_units(value)
+    rng = random.Random(seed)
+    check_joined(value, random_splits(coded, rng, max_piece=rng.choice((1, 2, 3, 7))))
+
+
+def test_a_half_held_at_the_end_goes_in_as_it_came() -> None:
+    """A half whose other half never comes is in the message once its part ends: at
+    ``finish-step``, ``[DONE]``, ``close()`` (text, tool input)."""
+    for end in ({"type": "finish-step"}, "[DONE]", None):
+        acc = UIMessageAccumulator()
+        for chunk in ui_pieces("text", ["a\ud83d"])[:-1] + ui_pieces("tool", ['"\ud83d'])[1:]:
+            acc.feed(chunk)
+        parts = acc.message["parts"]  # type: ignore[index]
+        assert parts[0]["text"] == "a" and parts[1]["rawInput"] == '"'
+        if end is None:
+            acc.close()
+        else:
+            acc.feed(end)
+        assert parts[0]["text"] == "a\ud83d", end
+        ended = end != {"type": "finish-step"}  # which ends text parts, not tool inputs
+        assert (parts[1]["rawInput"] == acc.tools[1].raw == '"\ud83d') == ended, end

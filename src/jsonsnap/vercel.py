@@ -54,6 +54,7 @@ from typing import Any, ClassVar, Final
 
 from . import JSONDecodeError, loads
 from ._streams import describe
+from ._surrogates import HeldHalves
 from .streams import Accumulator, StreamError, ToolInput, ToolInputError, Update
 
 __all__ = [
@@ -315,8 +316,11 @@ class UIMessageEncoder:
             self._calls[id(tool)] = call
             start = {"type": "tool-input-start", "toolCallId": call.id, "toolName": call.name}
             out.append(self._executed(start, call))
-            if tool.raw:
-                out.append(self._delta(call, tool.raw))
+            text, piece = tool.raw, update.fragment
+            if piece and "\ud800" <= piece[-1] <= "\udbff" and not text.endswith(piece[-1]):
+                text += piece[-1]  # the half of a pair the accumulator holds back for now
+            if text:
+                out.append(self._delta(call, text))
         elif update.fragment and not call.over:
             out.append(self._delta(call, update.fragment))
         if tool.ended and not call.over:
@@ -613,6 +617,8 @@ class UIMessageAccumulator(Accumulator):
         # The step-start parts not in the message yet: the client adds one at each start-step,
         # but its reader shows it only with the next message it writes.
         self._steps = 0
+        # The high surrogate a text or tool input part's last delta ended with, by its place.
+        self._halves: HeldHalves[int] = HeldHalves()
 
     @classmethod
     def looks_like(cls, data: Mapping[str, Any]) -> bool:
@@ -653,7 +659,35 @@ class UIMessageAccumulator(Accumulator):
         if self._done:
             raise StreamError("a second [DONE]")
         self._done = True
+        self._release_all()
         return [Update("done")]
+
+    def close(self) -> list[Update]:
+        if not self.closed:
+            self._release_all()
+        return super().close()
+
+    def _release(self, place: int) -> None:
+        """The text or tool input part at ``place`` has ended: the half its last delta held
+        back goes in, as it came."""
+        half = self._halves.release(place)
+        if half:
+            self._put_half(place, half)
+
+    def _release_all(self) -> None:
+        for place, half in self._halves.release_all():
+            self._put_half(place, half)
+
+    def _put_half(self, place: int, half: str) -> None:
+        tool = self._tools.get(place)
+        part = self._parts()[place]
+        if tool is None:
+            self._append(part, "text", half)
+        elif not tool.ended:
+            part["rawInput"] = None
+            self._grow(tool, half)
+            part["input"] = tool.snapshot
+            part["rawInput"] = tool.raw
 
     # -- checks ----------------------------------------------------------------------------
 
@@ -749,6 +783,8 @@ class UIMessageAccumulator(Accumulator):
 
     def _finish_step(self, event: Mapping[str, Any]) -> list[Update]:
         self._parts()
+        for place in (*self._text.values(), *self._reasoning.values()):
+            self._release(place)
         self._text.clear()
         self._reasoning.clear()
         return [Update("finish-step")]
@@ -776,7 +812,7 @@ class UIMessageAccumulator(Accumulator):
         text = self._str(event.get("delta"), "the delta")
         metadata = self._metadata(event)
         part = self._shown()[place]
-        self._append(part, "text", text)
+        self._append(part, "text", self._halves.join(place, text))
         if metadata is not None:
             part["providerMetadata"] = metadata
         return [Update(self._kind, place, part, text=text, thinking=reasoning)]
@@ -787,6 +823,7 @@ class UIMessageAccumulator(Accumulator):
         place = self._part_id(event, open_parts)
         metadata = self._metadata(event)
         part = self._shown()[place]
+        self._release(place)
         if metadata is not None:
             part["providerMetadata"] = metadata
         part["state"] = "done"
@@ -860,9 +897,11 @@ class UIMessageAccumulator(Accumulator):
         place, tool = self._streamed(event)
         text = self._str(event.get("inputTextDelta"), "the inputTextDelta")
         part = self._parts()[place]
-        if "rawInput" in part and not tool.ended:
+        if tool.ended:
+            self._grow(tool, text)  # refused
+        if "rawInput" in part:
             part["rawInput"] = None  # let go of the text: the tool input grows it in place
-        changed = self._grow(tool, text)
+        changed = self._grow(tool, self._halves.join(place, text))
         self._shown()
         part["state"] = "input-streaming"
         part["input"] = tool.snapshot
@@ -878,11 +917,11 @@ class UIMessageAccumulator(Accumulator):
         if tool is not None and tool.ended:
             raise StreamError(f"{self._kind} for tool call {call_id!r}, whose input has ended")
         value = event.get("input", _MISSING)
-        if value is _MISSING:
-            return tool, None
-        text = value if isinstance(value, str) and self._kind == "tool-input-error" else None
-        if text is None:
-            text = self._json(value, "the input")
+        as_text = isinstance(value, str) and self._kind == "tool-input-error"
+        text = None if value is _MISSING else value if as_text else self._json(value, "the input")
+        if tool is not None and place is not None:
+            self._release(place)  # the input has ended: all of what it streamed
+        if text is not None and not as_text:
             streamed = "" if tool is None else tool.raw
             if streamed.strip():
                 try:
