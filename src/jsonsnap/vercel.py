@@ -409,8 +409,9 @@ def _first_answer(accumulator: Accumulator | None) -> Callable[[Update], bool]:
     """Which updates go into the message: all of them, but of a stream with several answers
     (:data:`_ANSWERS`) only the first's, index 0 (a UI message is one answer). Text names its
     answer (``update.index``); a tool call's answer is looked up once, at its first update:
-    the one answer so far, or, of several, the first's when the call is among the
-    accumulator's ``tools`` (the first answer's calls, by their index)."""
+    the one answer so far, or, of several, the first's when the call is there (a Gemini
+    call's part is at its index in candidate 0's parts; a Chat Completions call is among the
+    accumulator's ``tools``, choice 0's calls by their index)."""
     key = None if accumulator is None else _ANSWERS.get(accumulator.protocol)
     if key is None:
         return lambda update: True
@@ -426,6 +427,9 @@ def _first_answer(accumulator: Accumulator | None) -> Callable[[Update], bool]:
             answers = (source.result or {}).get(key) or ()
             if len(answers) < 2:
                 first = all(answer.get("index") == 0 for answer in answers)
+            elif key == "candidates":
+                parts = answers[0]["content"]["parts"] if answers[0].get("index") == 0 else ()
+                first = tool.index < len(parts) and parts[tool.index] is update.block
             else:
                 first = source.tools.get(tool.index) is tool
             seen[id(tool)] = first
