@@ -9,6 +9,12 @@ by ``index``. A tool block's input is streamed as JSON fragments (``input_json_d
 strict value at ``content_block_stop``; its state is in ``.tools[index]`` (:class:`ToolInput`),
 and :meth:`ToolInput.final` is the one way to get arguments fit to run a tool with.
 
+A surrogate pair cut between two deltas of a block (``text_delta``, ``thinking_delta``,
+``input_json_delta``: each event's JSON decodes half of it as a lone surrogate) is joined into
+one character, as the SDK's JavaScript strings join it: a delta's last character, when it is
+the first half of a pair, is held back until the block's next delta (or its end, where a half
+whose other half never came goes in as it came). The updates carry the deltas as they came.
+
 Nothing is lost on bad or unfinished input: invalid tool JSON marks that block (with the
 position and the raw text) and the stream goes on; a stream cut at ``max_tokens`` leaves each
 unfinished input as its best-effort snapshot, marked incomplete. An ``error`` event raises

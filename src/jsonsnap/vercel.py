@@ -30,7 +30,15 @@ what every update carries, so one encoder serves every protocol:
 
 Every chunk is serialised without recursion (a tool input may nest deeper than Python's
 recursion limit) as one ``data:`` line: JSON escapes every line end, and a lone surrogate is
-written as its ``\\uXXXX`` escape, so the body is always valid UTF-8.
+written as its ``\\uXXXX`` escape, so the body is always valid UTF-8. What JSON cannot say is
+written as JSON the client reads: an infinity (a tool input's ``1e400``) as ``1e400``, which
+``json.loads`` reads back as that infinity and ``JSON.parse`` as ``Infinity``; NaN (a repaired
+``NaN``) as ``null``, as ``JSON.stringify`` writes it. (An integer longer than Python reads,
+4300 digits, makes the tool input invalid: it goes out as a ``tool-input-error``.)
+
+A UI message is one answer: of a stream with several (a Chat Completions stream with ``n``
+choices, a Gemini stream with several candidates), :func:`ui_message_stream` given the
+``accumulator`` encodes the first (index 0) only.
 
 In (a client, a test, ``jsonsnap replay``): :class:`UIMessageAccumulator` (protocol
 ``"ui-message"``) rebuilds the ``UIMessage`` exactly as the ``ai`` package's
@@ -38,10 +46,15 @@ In (a client, a test, ``jsonsnap replay``): :class:`UIMessageAccumulator` (proto
 :class:`ToolInput` per tool call keyed by the place of its part. What the client accepts, it
 accepts; where the client would throw (a chunk whose fields are missing or of the wrong type,
 a delta for a part that was never started or has ended, an output for an unknown call) it
-raises :class:`StreamError`, and so does an ``error`` chunk. Two deliberate differences: a
-streaming part's ``input`` is jsonsnap's snapshot (a number or literal shows once it is
-whole), not the client's repaired parse; and a chunk type this version does not know is
-skipped (the client refuses it).
+raises :class:`StreamError`, and so does an ``error`` chunk. A surrogate pair cut between two
+deltas (of a text, a reasoning or a tool input) is joined into one character, as the client's
+UTF-16 strings join it; a ``step-start`` part shows from the next chunk after which the client
+shows the message (so a message with no content has no parts). Three deliberate differences:
+a streaming part's ``input`` is jsonsnap's snapshot (a number or literal shows once it is
+whole), not the client's repaired parse; a delta's last character, when it is the first half
+of a pair, is held back until the next delta (or the part's end), where the client shows the
+half alone meanwhile; and a chunk type this version does not know is skipped (the client
+refuses it).
 """
 
 from __future__ import annotations
