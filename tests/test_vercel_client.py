@@ -234,6 +234,9 @@ def generated() -> dict[str, str]:
                                "toolName": "f", "input": json.loads(text)})  # fmt: skip
             body = "".join(map(vercel.sse, [*chunks, {"type": "finish"}]))
             bodies[f"halves/{kind}@{cut}"] = body + vercel.DONE
+    early = ui_pieces("tool", ['{"s": "\ud83d'])  # an output before the input ends
+    early.append({"type": "tool-output-available", "toolCallId": "c", "output": 1})
+    bodies["halves/output-first"] = "".join(map(vercel.sse, early)) + vercel.DONE
     for n, piece in enumerate(
         [
             '{"a": 1e400, "b": -1e999}',

@@ -437,11 +437,11 @@ def _first_answer(accumulator: Accumulator | None) -> Callable[[Update], bool]:
             return update.index in (None, 0)
         first = seen.get(id(tool))
         if first is None:
-            answers = (source.result or {}).get(key) or ()
+            answers: list[Any] = (source.result or {}).get(key) or []
             if len(answers) < 2:
                 first = all(answer.get("index") == 0 for answer in answers)
             elif key == "candidates":
-                parts = answers[0]["content"]["parts"] if answers[0].get("index") == 0 else ()
+                parts = answers[0]["content"]["parts"] if answers[0].get("index") == 0 else []
                 first = tool.index < len(parts) and parts[tool.index] is update.block
             else:
                 first = source.tools.get(tool.index) is tool
@@ -701,10 +701,13 @@ class UIMessageAccumulator(Accumulator):
         if tool is None:
             self._append(part, "text", half)
         elif not tool.ended:
-            part["rawInput"] = None
+            shown = part.get("state") == "input-streaming"  # (not once an output came)
+            if shown:
+                part["rawInput"] = None
             self._grow(tool, half)
-            part["input"] = tool.snapshot
-            part["rawInput"] = tool.raw
+            if shown:
+                part["input"] = tool.snapshot
+                part["rawInput"] = tool.raw
 
     # -- checks ----------------------------------------------------------------------------
 
@@ -1002,11 +1005,14 @@ class UIMessageAccumulator(Accumulator):
     def _tool_output(self, event: Mapping[str, Any]) -> list[Update]:
         place, part, dynamic = self._output_part(event)
         executed = self._flag(event, "providerExecuted")
+        available = self._kind == "tool-output-available"
+        preliminary = self._flag(event, "preliminary") if available else None
+        text = None if available else self._str(event.get("errorText"), "the errorText")
+        self._release(place)  # an input still streaming: the output shows all it streamed
         fields: dict[str, Any] = {}
         if "input" in part:
             fields["input"] = part["input"]
-        if self._kind == "tool-output-available":
-            preliminary = self._flag(event, "preliminary")
+        if available:
             state = "output-available"
             if "output" in event:
                 fields["output"] = event["output"]
@@ -1014,7 +1020,7 @@ class UIMessageAccumulator(Accumulator):
                 fields["preliminary"] = preliminary
         else:
             state = "output-error"
-            fields["errorText"] = self._str(event.get("errorText"), "the errorText")
+            fields["errorText"] = text
             if not dynamic and "rawInput" in part:
                 fields["rawInput"] = part["rawInput"]
         name = part.get("toolName", "")
