@@ -696,6 +696,7 @@ class UIMessageAccumulator(Accumulator):
             self._put_half(place, half)
 
     def _put_half(self, place: int, half: str) -> None:
+        """Append a half held back to the text or tool input of the part at ``place``."""
         tool = self._tools.get(place)
         part = self._parts()[place]
         if tool is None:
@@ -757,7 +758,6 @@ class UIMessageAccumulator(Accumulator):
             raise StreamError(f"a start for message {message_id!r} in message {old!r}")
         if message_id is not None:
             self._shown()
-        if message_id is not None:
             message["id"] = message_id
         self._merge_metadata(metadata)
         return [Update("start")]
@@ -918,7 +918,7 @@ class UIMessageAccumulator(Accumulator):
         text = self._str(event.get("inputTextDelta"), "the inputTextDelta")
         part = self._parts()[place]
         if tool.ended:
-            self._grow(tool, text)  # refused
+            self._grow(tool, text)  # which refuses it, before anything changes
         if "rawInput" in part:
             part["rawInput"] = None  # let go of the text: the tool input grows it in place
         changed = self._grow(tool, self._halves.join(place, text))
