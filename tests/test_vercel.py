@@ -294,6 +294,30 @@ def test_only_the_first_choice_of_several() -> None:
     assert texts == [acc.completion["choices"][0]["message"]["content"]]
 
 
+def test_the_first_choice_s_legacy_function_call() -> None:
+    """Of several choices, the first one's ``function_call`` (the legacy API) goes in; the
+    other's does not."""
+    calls: list[Any] = [
+        [{"function_call": {"name": "f", "arguments": '{"a":'}}, {"content": "B"}],
+        [
+            {"function_call": {"arguments": "1}"}},
+            {"function_call": {"name": "g", "arguments": "{}"}},
+        ],
+        [{}, {}],
+    ]
+    acc = ChatCompletionAccumulator()
+    chunks = [
+        {"id": "c", "choices": [{"index": n, "delta": delta} for n, delta in enumerate(pair)]}
+        for pair in calls
+    ]
+    chunks[-1]["choices"][0]["finish_reason"] = "function_call"
+    chunks[-1]["choices"][1]["finish_reason"] = "stop"
+    updates = (u for chunk in chunks for u in acc.feed(chunk))
+    body = "".join(vercel.ui_message_stream(updates, accumulator=acc))
+    parts = UIMessageAccumulator().read(body).message["parts"]  # type: ignore[index]
+    assert [p["type"] for p in parts] == ["step-start", "tool-f"] and parts[1]["input"] == {"a": 1}
+
+
 def test_the_async_twin_gives_the_same_body() -> None:
     path = ROOT / "openai" / "responses_function_call.sse"
 

@@ -424,7 +424,8 @@ def _first_answer(accumulator: Accumulator | None) -> Callable[[Update], bool]:
     answer (``update.index``); a tool call's answer is looked up once, at its first update:
     the one answer so far, or, of several, the first's when the call is there (a Gemini
     call's part is at its index in candidate 0's parts; a Chat Completions call is among the
-    accumulator's ``tools``, choice 0's calls by their index)."""
+    accumulator's ``tools``, choice 0's calls by their index, or is its legacy
+    ``function_call``)."""
     key = None if accumulator is None else _ANSWERS.get(accumulator.protocol)
     if key is None:
         return lambda update: True
@@ -444,7 +445,7 @@ def _first_answer(accumulator: Accumulator | None) -> Callable[[Update], bool]:
                 parts = answers[0]["content"]["parts"] if answers[0].get("index") == 0 else []
                 first = tool.index < len(parts) and parts[tool.index] is update.block
             else:
-                first = source.tools.get(tool.index) is tool
+                first = source.tools.get(tool.index) is tool or source.function_call(0) is tool
             seen[id(tool)] = first
         return first
 
