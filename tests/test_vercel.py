@@ -306,7 +306,7 @@ def test_the_first_choice_s_legacy_function_call() -> None:
         [{}, {}],
     ]
     acc = ChatCompletionAccumulator()
-    chunks = [
+    chunks: list[dict[str, Any]] = [
         {"id": "c", "choices": [{"index": n, "delta": delta} for n, delta in enumerate(pair)]}
         for pair in calls
     ]
