@@ -31,6 +31,7 @@ from typing import Any, Final
 
 import pytest
 
+from chunking import chunkings
 from jsonsnap import vercel
 from jsonsnap.anthropic import MessageAccumulator
 from jsonsnap.sse import SSEDecoder
@@ -218,22 +219,23 @@ def framing(rng: random.Random) -> list[dict[str, Any]]:
 
 def generated() -> dict[str, str]:
     """Bodies of the classes the client must read as we do: streams of steps and metadata in
-    any order; text, reasoning and tool input whose surrogate pairs are cut at every place;
-    tool inputs that JSON cannot carry as Python holds them (encoded)."""
+    any order; text, reasoning and tool input whose surrogate pairs are cut every way (whole,
+    1-char, at every 2-way split, at random); tool inputs that JSON cannot carry as Python
+    holds them (encoded)."""
     bodies: dict[str, str] = {}
     rng = random.Random(22)
     for n in range(60):
         bodies[f"framing/{n}"] = "".join(map(vercel.sse, framing(rng))) + vercel.DONE
     text = json.dumps({"s": ASTRAL}, ensure_ascii=False)
     coded = code_units(text)
-    for cut in range(len(coded) + 1):
+    for way, pieces in chunkings(coded):
         for kind in ("text", "reasoning", "tool"):
-            chunks = ui_pieces(kind, [coded[:cut], coded[cut:]])
+            chunks = ui_pieces(kind, list(pieces))
             if kind == "tool":
                 chunks.append({"type": "tool-input-available", "toolCallId": "c",
                                "toolName": "f", "input": json.loads(text)})  # fmt: skip
             body = "".join(map(vercel.sse, [*chunks, {"type": "finish"}]))
-            bodies[f"halves/{kind}@{cut}"] = body + vercel.DONE
+            bodies[f"halves/{kind} {way}"] = body + vercel.DONE
     early = ui_pieces("tool", ['{"s": "\ud83d'])  # an output before the input ends
     early.append({"type": "tool-output-available", "toolCallId": "c", "output": 1})
     bodies["halves/output-first"] = "".join(map(vercel.sse, early)) + vercel.DONE
