@@ -700,32 +700,32 @@ def test_a_message_with_no_content_has_no_step_start() -> None:
     assert [p["type"] for p in acc.message["parts"]][-1] == "step-start"
 
 
-def test_a_long_tool_input_grows_in_place() -> None:
+def test_a_long_tool_input_grows_in_place(monkeypatch: pytest.MonkeyPatch) -> None:
     """While a tool input grows, the message lets go of its raw text (which CPython can then
-    append in place), so that a long input costs time in proportion to its length."""
+    append in place), so that a long input costs time in proportion to its length; a delta
+    refused (after the input's end) changes nothing."""
     acc = UIMessageAccumulator()
     acc.feed(UI_START)
     acc.feed({"type": "tool-input-start", "toolCallId": "a", "toolName": "f"})
-    held = []
+    parts: list[dict[str, Any]] = acc.message["parts"]  # type: ignore[index]
     tool = acc.tool_calls()[0]
     grow = type(tool)._feed
+    held = []
 
     def spy(self: Any, fragment: str) -> bool:
-        held.append(any(p.get("rawInput") is self.raw for p in acc.message["parts"]))  # type: ignore[index]
+        held.append(any(part.get("rawInput") is self.raw for part in parts))
         return grow(self, fragment)
 
-    type(tool)._feed = spy  # type: ignore[method-assign]
-    try:
-        for piece in ['{"a": "', "x" * 64, "x" * 64, '"}']:
-            acc.feed({"type": "tool-input-delta", "toolCallId": "a", "inputTextDelta": piece})
-    finally:
-        type(tool)._feed = grow  # type: ignore[method-assign]
-    assert held == [False] * 4 and acc.message["parts"][-1]["rawInput"] == tool.raw  # type: ignore[index]
+    monkeypatch.setattr(type(tool), "_feed", spy)
+    for piece in ['{"a": "', "x" * 64, "x" * 64, '"}']:
+        acc.feed({"type": "tool-input-delta", "toolCallId": "a", "inputTextDelta": piece})
+    assert held == [False] * 4 and parts[-1]["rawInput"] == tool.raw
+    acc.feed({"type": "tool-input-available", "toolCallId": "a", "toolName": "f",
+              "input": {"a": "x" * 128}})  # fmt: skip
+    before = dict(parts[-1])
     with pytest.raises(StreamError, match="after its end"):
-        acc.feed({"type": "tool-input-available", "toolCallId": "a", "toolName": "f",
-                  "input": {"a": "x"}})  # fmt: skip
         acc.feed({"type": "tool-input-delta", "toolCallId": "a", "inputTextDelta": "1"})
-    assert acc.message["parts"][-1]["state"] == "input-available"  # type: ignore[index]
+    assert parts[-1] == before and before["state"] == "input-available"
 
 
 # A text whose characters beyond the BMP a stream may cut between two events, each half then
