@@ -5,13 +5,17 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import re
 from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import jsonsnap
 from chunking import random_splits
+from effort import examples
 from jsonsnap.anthropic import MessageAccumulator, StreamError, ToolInputError, accumulate
 
 ARGS = {"path": "calc.py", "content": 'def add(a, b):\n    return a + b  # "sum" \u2713\n'}
@@ -445,3 +449,68 @@ def test_tool_status_while_streaming_and_after() -> None:
     statuses.append(tool.status)
     assert statuses == ["streaming", "complete"] and tool.id == "toolu_0"
     assert tool.final() == {"a": 1}
+
+
+def code_units(text: str) -> str:
+    """``text`` as UTF-16 code units: each character beyond the BMP as its two halves, as a
+    stream's JSON escapes it (``\\ud83d\\ude00``) and may cut it between two events."""
+    data = text.encode("utf-16-le", "surrogatepass")
+    return "".join(chr(int.from_bytes(data[i : i + 2], "little")) for i in range(0, len(data), 2))
+
+
+def thinking_events(index: int, pieces: list[str]) -> list[dict[str, Any]]:
+    events = text_events(index, pieces)
+    events[0]["content_block"] = {"type": "thinking", "thinking": ""}
+    for event in events[1:-1]:
+        event["delta"] = {"type": "thinking_delta", "thinking": event["delta"]["text"]}
+    return events
+
+
+def check_halves_joined(text: str, pieces: list[str]) -> None:
+    """Text, thinking and a tool input whose pieces cut pairs: each ends as ``text`` (the
+    halves joined, as the SDK's JavaScript joins them), and no half ever shows."""
+    events = [
+        start(), *text_events(0, pieces), *thinking_events(1, pieces),
+        *tool_events(2, pieces), *finish(),
+    ]  # fmt: skip
+    acc = MessageAccumulator()
+    for event in events:
+        acc.feed(event)
+        shown = json.dumps(acc.message, ensure_ascii=False)
+        assert re.search("[\ud800-\udfff]", shown) is None, pieces
+    content = acc.message["content"]  # type: ignore[index]
+    assert content[0]["text"] == content[1]["thinking"] == acc.tools[2].raw == text, pieces
+    assert content[2]["input"] == json.loads(text)
+
+
+def test_a_surrogate_pair_cut_between_deltas_is_joined() -> None:
+    text = json.dumps({"s": 'a\U0001f600 \U0001d11e"\U0010ffff b'}, ensure_ascii=False)
+    units = code_units(text)
+    for cut in range(len(units) + 1):
+        check_halves_joined(text, [units[:cut], units[cut:]])
+    check_halves_joined(text, list(units))
+    # A half whose other half never comes goes in as it came, when its block ends.
+    acc = MessageAccumulator()
+    for event in [start(), *text_events(0, ["a\ud83d", "b\ud83d"])]:
+        acc.feed(event)
+    assert acc.message["content"][0]["text"] == "a\ud83db\ud83d"  # type: ignore[index]
+    acc = MessageAccumulator()
+    for event in [start(), *text_events(0, ["a\ud83d"])[:-1]]:
+        acc.feed(event)
+    assert acc.message["content"][0]["text"] == "a"  # type: ignore[index]
+    acc.close()
+    assert acc.message["content"][0]["text"] == "a\ud83d"  # type: ignore[index]
+
+
+#: Short texts of characters beyond the BMP, and a few that JSON escapes.
+ASTRAL_TEXTS = st.text(
+    st.one_of(st.characters(min_codepoint=0x10000), st.sampled_from('a "\\\n')), max_size=12
+)
+
+
+@settings(max_examples=examples(40))
+@given(text=ASTRAL_TEXTS, seed=st.integers(0, 2**16))
+def test_generated_texts_cut_anywhere_join(text: str, seed: int) -> None:
+    value = json.dumps([text], ensure_ascii=False)
+    rng = random.Random(seed)
+    check_halves_joined(value, random_splits(code_units(value), rng, rng.choice((1, 2, 3, 7))))

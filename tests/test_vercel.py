@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
+import re
 from pathlib import Path
 from typing import Any, Final
 
@@ -24,14 +26,17 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from chunking import chunkings, random_splits
 from effort import examples
 from jsonsnap import __main__ as cli
 from jsonsnap import vercel
+from jsonsnap.anthropic import MessageAccumulator
 from jsonsnap.openai import ChatCompletionAccumulator
 from jsonsnap.sse import SSEDecoder
 from jsonsnap.streams import PROTOCOLS, StreamError, ToolInputError, Update
 from jsonsnap.vercel import UIMessageAccumulator, UIMessageEncoder
 from recordings import ROOT, all_fixtures, assert_same_json, cut, error_state, tool_state, ways
+from test_anthropic import ASTRAL_TEXTS, code_units
 from test_stream_errors import DEEP, INDEX, TEXT, VALUE, check, deep, typed
 
 FIXTURES: Final = ROOT / "vercel"
@@ -185,9 +190,10 @@ def test_dump_is_json_without_recursion_and_valid_utf8() -> None:
     assert deep_text == "[" * 100_001 + "]" * 100_001
     lone = vercel.dump("\ud83d then \ude00")
     assert lone == '"\\ud83d then \\ude00"' and lone.encode("utf-8")
-    for bad in (float("nan"), float("inf")):
-        with pytest.raises(ValueError):
-            vercel.dump([bad])
+    # What JSON cannot say: an infinity as the text json.loads reads back as it, NaN as null.
+    nonfinite = [float("inf"), float("-inf"), float("nan")]
+    assert vercel.dump(nonfinite) == "[1e400,-1e400,null]"
+    assert json.loads(vercel.dump(nonfinite))[:2] == nonfinite[:2]
     with pytest.raises(TypeError):
         vercel.dump({1: 2})
     with pytest.raises(TypeError):
@@ -286,6 +292,30 @@ def test_only_the_first_choice_of_several() -> None:
     acc = ChatCompletionAccumulator().read(path.read_bytes())
     texts = [p["text"] for p in dec.message["parts"] if p["type"] == "text"]  # type: ignore[index]
     assert texts == [acc.completion["choices"][0]["message"]["content"]]
+
+
+def test_the_first_choice_s_legacy_function_call() -> None:
+    """Of several choices, the first one's ``function_call`` (the legacy API) goes in; the
+    other's does not."""
+    calls: list[Any] = [
+        [{"function_call": {"name": "f", "arguments": '{"a":'}}, {"content": "B"}],
+        [
+            {"function_call": {"arguments": "1}"}},
+            {"function_call": {"name": "g", "arguments": "{}"}},
+        ],
+        [{}, {}],
+    ]
+    acc = ChatCompletionAccumulator()
+    chunks: list[dict[str, Any]] = [
+        {"id": "c", "choices": [{"index": n, "delta": delta} for n, delta in enumerate(pair)]}
+        for pair in calls
+    ]
+    chunks[-1]["choices"][0]["finish_reason"] = "function_call"
+    chunks[-1]["choices"][1]["finish_reason"] = "stop"
+    updates = (u for chunk in chunks for u in acc.feed(chunk))
+    body = "".join(vercel.ui_message_stream(updates, accumulator=acc))
+    parts = UIMessageAccumulator().read(body).message["parts"]  # type: ignore[index]
+    assert [p["type"] for p in parts] == ["step-start", "tool-f"] and parts[1]["input"] == {"a": 1}
 
 
 def test_the_async_twin_gives_the_same_body() -> None:
@@ -477,3 +507,305 @@ def test_an_input_the_server_refused_is_not_fit_to_run() -> None:
     with pytest.raises(ToolInputError, match=r"'f' \(\d+\) input was refused: the server "
                        r"refused it: n must be 2"):  # fmt: skip
         tool.final()
+
+
+# --------------------------------------------------------------------------- at the edges
+
+MESSAGE_START = {
+    "type": "message_start",
+    "message": {"id": "msg", "type": "message", "role": "assistant", "content": [],
+                "model": "m", "usage": {}},
+}  # fmt: skip
+
+
+def tool_stream(pieces: list[str]) -> list[dict[str, Any]]:
+    """An Anthropic message holding one tool call whose input streams as ``pieces``."""
+    deltas = [
+        {"type": "content_block_delta", "index": 0,
+         "delta": {"type": "input_json_delta", "partial_json": piece}}
+        for piece in pieces
+    ]  # fmt: skip
+    return [
+        MESSAGE_START,
+        {"type": "content_block_start", "index": 0,
+         "content_block": {"type": "tool_use", "id": "toolu", "name": "f", "input": {}}},
+        *deltas,
+        {"type": "content_block_stop", "index": 0},
+        {"type": "message_delta", "delta": {"stop_reason": "tool_use"}},
+        {"type": "message_stop"},
+    ]  # fmt: skip
+
+
+def strict_chunks(body: str) -> list[Any]:
+    """The chunks of a body, each read as strict JSON (no NaN, no Infinity), from UTF-8."""
+
+    def refuse(name: str) -> Any:
+        raise AssertionError(f"{name} is not JSON")
+
+    events = SSEDecoder().feed(body.encode("utf-8"))
+    return [e.data if e.data == "[DONE]" else json.loads(e.data, parse_constant=refuse)
+            for e in events]  # fmt: skip
+
+
+def joined(text: str) -> str:
+    """``text`` with each surrogate pair joined, as UTF-16 (JavaScript, a JSON decoder) reads
+    two escapes ``\\ud83d\\ude00``."""
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+
+
+def as_json(value: Any) -> Any:
+    """A value as JSON text carries it: NaN as None (an infinity is read back as itself)."""
+    return json.loads(vercel.dump(value))
+
+
+NUMBER_TEXTS = ["1e400", "-1e999", "1.5", "0", "NaN", "Infinity", "-Infinity", "9" * 5000]
+LONE = st.sampled_from(["\ud800", "\udbff", "\udc00", "\udfff", "\ud83d", "\ude00"])
+STRING_TEXTS = st.builds(
+    lambda text, ascii_: json.dumps(text, ensure_ascii=ascii_),
+    st.lists(st.one_of(LONE, st.text(max_size=3)), max_size=4).map("".join),
+    st.booleans(),
+)
+LEAF_TEXTS = st.one_of(st.sampled_from(NUMBER_TEXTS), STRING_TEXTS)
+
+
+@st.composite
+def tool_input_texts(draw: st.DrawFn) -> str:
+    """The JSON text (or, with NaN and the infinities, repair-mode text) of a tool input whose
+    values JSON cannot carry as Python holds them, or that Python cannot read."""
+    leaves = draw(st.lists(LEAF_TEXTS, min_size=1, max_size=4))
+    members = [f'"k{n}": {leaf}' for n, leaf in enumerate(leaves)]
+    if draw(st.booleans()):
+        return "{" + ", ".join(members) + "}"
+    return '{"a": [' + ", ".join(leaves) + "]}"
+
+
+def check_encoded_tool(text: str, pieces: list[str], repair: bool) -> None:
+    """Encode the message: the body is UTF-8 and strict JSON, and the client's tool part is
+    the strict value as JSON carries it, or an error with the raw text."""
+    acc = MessageAccumulator(repair=repair)
+    updates = (u for event in tool_stream(pieces) for u in acc.feed(event))
+    body = "".join(vercel.ui_message_stream(updates, accumulator=acc))
+    chunks = strict_chunks(body)
+    assert chunks[-1] == "[DONE]" and chunks[-2] == {"type": "finish", "finishReason": "tool-calls"}
+    (tool,) = acc.tool_calls()
+    dec = UIMessageAccumulator().read(body)
+    (part,) = [p for p in dec.message["parts"] if p["type"] == "tool-f"]  # type: ignore[index]
+    if tool.complete:
+        assert part["state"] == "input-available"
+        assert_same_json(as_json(tool.final()), as_json(part["input"]), text)
+    else:
+        assert part["state"] == "output-error" and part["rawInput"] == joined(tool.raw)
+        assert tool.raw == joined(text)
+
+
+def test_a_tool_input_json_cannot_carry_is_written_as_json_the_client_reads() -> None:
+    """An infinity (``1e400``) goes out as ``1e400`` (what json.loads and JSON.parse read back
+    as it), NaN (repair mode) as null; a lone surrogate as its escape; an int too long for
+    Python (more than 4300 digits) is refused by the parser: an error with the raw text."""
+    for text, value in [
+        ('{"a": 1e400, "b": -1e400}', {"a": float("inf"), "b": float("-inf")}),
+        ('{"a": NaN, "b": [Infinity]}', {"a": None, "b": [float("inf")]}),
+        ('{"a": "\ud83d", "b": "\\udc00"}', {"a": "\ud83d", "b": "\udc00"}),
+    ]:
+        for repair in (False, True):
+            acc = MessageAccumulator(repair=repair)
+            updates = (u for event in tool_stream([text]) for u in acc.feed(event))
+            body = "".join(vercel.ui_message_stream(updates, accumulator=acc))
+            (available,) = [c for c in strict_chunks(body) if c != "[DONE]"
+                            and c["type"].startswith("tool-input-") and "input" in c]  # fmt: skip
+            if repair or "NaN" not in text:
+                assert available["type"] == "tool-input-available", text
+                assert_same_json(value, available["input"], text)
+            else:
+                assert available["type"] == "tool-input-error", text
+    check_encoded_tool('{"a": ' + "9" * 5000 + "}", ['{"a": ', "9" * 5000 + "}"], True)
+
+
+@settings(max_examples=examples(40), suppress_health_check=[HealthCheck.too_slow])
+@given(text=tool_input_texts(), seed=st.integers(0, 2**16), repair=st.booleans())
+def test_generated_tool_inputs_json_cannot_carry(text: str, seed: int, repair: bool) -> None:
+    """Fed whole, and at random splits."""
+    check_encoded_tool(text, [text], repair)
+    check_encoded_tool(text, random_splits(text, random.Random(seed), max_piece=7), repair)
+
+
+def gemini_chunk(candidate: int, part: dict[str, Any], reason: str | None = None) -> Any:
+    entry: dict[str, Any] = {"index": candidate, "content": {"role": "model", "parts": [part]}}
+    if reason is not None:
+        entry["finishReason"] = reason
+    return {"candidates": [entry], "responseId": "resp"}
+
+
+def encode_gemini(chunks: list[Any]) -> dict[str, Any]:
+    acc = PROTOCOLS["gemini"]()
+    updates = (u for chunk in chunks for u in acc.feed(chunk))
+    body = "".join(vercel.ui_message_stream(updates, accumulator=acc, message_id="m"))
+    message: dict[str, Any] = UIMessageAccumulator().read(body).message  # type: ignore[assignment]
+    return message
+
+
+def test_only_the_first_candidate_of_several() -> None:
+    """Two Gemini candidates, interleaved: the message is candidate 0's alone (text joined in
+    one part, its call only), whichever candidate comes first."""
+    chunks = [
+        gemini_chunk(1, {"text": "B0 "}),
+        gemini_chunk(0, {"text": "A0 "}),
+        gemini_chunk(1, {"text": "B1"}),
+        gemini_chunk(0, {"text": "A1"}),
+        gemini_chunk(1, {"functionCall": {"name": "g", "args": {"y": 2}}}, "STOP"),
+        gemini_chunk(0, {"functionCall": {"name": "f", "args": {"x": 1}}}, "STOP"),
+    ]
+    parts = encode_gemini(chunks)["parts"]
+    assert [p["type"] for p in parts] == ["step-start", "text", "tool-f"]
+    assert parts[1]["text"] == "A0 A1" and parts[2]["input"] == {"x": 1}
+
+
+GEMINI_PARTS = st.one_of(
+    st.builds(lambda t: {"text": t}, st.text(alphabet="ab ", min_size=1, max_size=3)),
+    st.builds(
+        lambda name, n: {"functionCall": {"name": name, "args": {"n": n}}},
+        st.sampled_from(["f", "g"]),
+        st.integers(0, 9),
+    ),
+)
+
+
+@settings(max_examples=examples(40), suppress_health_check=[HealthCheck.too_slow])
+@given(steps=st.lists(st.tuples(st.integers(0, 2), GEMINI_PARTS), max_size=10))
+def test_several_candidates_encode_as_the_first_alone(steps: list[tuple[int, Any]]) -> None:
+    chunks = [gemini_chunk(c, part) for c, part in steps]
+    alone = [chunk for chunk, (c, _) in zip(chunks, steps, strict=True) if c == 0]
+    last = [gemini_chunk(c, {"text": "."}, "STOP")["candidates"][0] for c in (0, 1, 2)]
+    chunks.append({"candidates": last})
+    alone.append({"candidates": last[:1]})
+    assert_same_json(encode_gemini(alone), encode_gemini(chunks), "candidate 0")
+
+
+def test_a_message_with_no_content_has_no_step_start() -> None:
+    """As the client shows it: a step-start part is in the message from the next chunk after
+    which the client writes the message (a part, metadata), never alone at the end."""
+    assert UIMessageAccumulator().read(
+        "".join(vercel.ui_message_stream([], message_id="m"))
+    ).message == {"id": "m", "role": "assistant", "parts": []}
+    acc = UIMessageAccumulator()
+    for chunk in ({"type": "start", "messageId": "m"}, {"type": "start-step"},
+                  {"type": "finish-step"}, {"type": "start-step"}):  # fmt: skip
+        acc.feed(chunk)
+    assert acc.message == {"id": "m", "role": "assistant", "parts": []}
+    acc.feed({"type": "text-start", "id": "t"})
+    assert [p["type"] for p in acc.message["parts"]] == ["step-start", "step-start", "text"]
+    acc.feed({"type": "finish-step"})
+    acc.feed({"type": "start-step"})
+    acc.feed({"type": "message-metadata", "messageMetadata": {"n": 1}})
+    assert [p["type"] for p in acc.message["parts"]][-1] == "step-start"
+
+
+def test_a_long_tool_input_grows_in_place(monkeypatch: pytest.MonkeyPatch) -> None:
+    """While a tool input grows, the message lets go of its raw text (which CPython can then
+    append in place), so that a long input costs time in proportion to its length; a delta
+    refused (after the input's end) changes nothing."""
+    acc = UIMessageAccumulator()
+    acc.feed(UI_START)
+    acc.feed({"type": "tool-input-start", "toolCallId": "a", "toolName": "f"})
+    parts: list[dict[str, Any]] = acc.message["parts"]  # type: ignore[index]
+    tool = acc.tool_calls()[0]
+    grow = type(tool)._feed
+    held = []
+
+    def spy(self: Any, fragment: str) -> bool:
+        held.append(any(part.get("rawInput") is self.raw for part in parts))
+        return grow(self, fragment)
+
+    monkeypatch.setattr(type(tool), "_feed", spy)
+    for piece in ['{"a": "', "x" * 64, "x" * 64, '"}']:
+        acc.feed({"type": "tool-input-delta", "toolCallId": "a", "inputTextDelta": piece})
+    assert held == [False] * 4 and parts[-1]["rawInput"] == tool.raw
+    acc.feed({"type": "tool-input-available", "toolCallId": "a", "toolName": "f",
+              "input": {"a": "x" * 128}})  # fmt: skip
+    before = dict(parts[-1])
+    with pytest.raises(StreamError, match="after its end"):
+        acc.feed({"type": "tool-input-delta", "toolCallId": "a", "inputTextDelta": "1"})
+    assert parts[-1] == before and before["state"] == "input-available"
+
+
+# A text whose characters beyond the BMP a stream may cut between two events, each half then
+# a lone surrogate (what each event's JSON escape ``\ud83d`` decodes to).
+ASTRAL = 'a\U0001f600 \U0001d11e"\U0010ffff\\ b'
+HALF = re.compile("[\ud800-\udfff]")
+
+
+def halves_in(value: Any) -> bool:
+    """Whether a lone surrogate shows anywhere in the value."""
+    return HALF.search(json.dumps(value, ensure_ascii=False)) is not None
+
+
+def ui_pieces(kind: str, pieces: list[str]) -> list[dict[str, Any]]:
+    """A UI message stream whose text, reasoning or tool input comes in ``pieces``."""
+    if kind == "tool":
+        head = [{"type": "tool-input-start", "toolCallId": "c", "toolName": "f"}]
+        body = [
+            {"type": "tool-input-delta", "toolCallId": "c", "inputTextDelta": p} for p in pieces
+        ]
+        return [UI_START, *head, *body]
+    head = [{"type": f"{kind}-start", "id": "p"}]
+    body = [{"type": f"{kind}-delta", "id": "p", "delta": piece} for piece in pieces]
+    return [UI_START, *head, *body, {"type": f"{kind}-end", "id": "p"}]
+
+
+def check_joined(text: str, pieces: list[str]) -> None:
+    """Text, reasoning and a tool input cut into ``pieces`` (code units): each ends as
+    ``text``, and no half of a pair ever shows."""
+    for kind in ("text", "reasoning", "tool"):
+        acc = UIMessageAccumulator()
+        for chunk in ui_pieces(kind, pieces):
+            acc.feed(chunk)
+            assert not halves_in(acc.message), (kind, pieces)
+        part = acc.message["parts"][-1]  # type: ignore[index]
+        if kind != "tool":
+            assert part["text"] == text and part["state"] == "done", (kind, pieces)
+            continue
+        acc.feed({"type": "tool-input-available", "toolCallId": "c", "toolName": "f",
+                  "input": json.loads(text)})  # fmt: skip
+        (tool,) = acc.tool_calls()
+        assert tool.raw == text and tool.final() == json.loads(text), pieces  # it stood
+
+
+def test_a_surrogate_pair_cut_between_deltas_is_joined() -> None:
+    """As the client's ``text += delta`` joins the halves (its strings are UTF-16): text,
+    reasoning and tool input alike, cut at every place; and a lone half stays as it came."""
+    text = json.dumps({"s": ASTRAL}, ensure_ascii=False)
+    coded = code_units(text)
+    assert len(coded) > len(text)
+    for _, pieces in chunkings(coded):
+        check_joined(text, list(pieces))
+    acc = UIMessageAccumulator()
+    for chunk in ui_pieces("text", ["a\ud83d", "b\ud83d", "", "\ude00\udc00", "\ud800"]):
+        acc.feed(chunk)
+    assert acc.message["parts"][-1]["text"] == "a\ud83db\U0001f600\udc00\ud800"  # type: ignore[index]
+
+
+@settings(max_examples=examples(40), suppress_health_check=[HealthCheck.too_slow])
+@given(text=ASTRAL_TEXTS, seed=st.integers(0, 2**16))
+def test_generated_texts_cut_anywhere_join(text: str, seed: int) -> None:
+    value = json.dumps([text], ensure_ascii=False)
+    coded = code_units(value)
+    rng = random.Random(seed)
+    check_joined(value, random_splits(coded, rng, max_piece=rng.choice((1, 2, 3, 7))))
+
+
+def test_a_half_held_at_the_end_goes_in_as_it_came() -> None:
+    """A half whose other half never comes is in the message once its part ends: at
+    ``finish-step``, ``[DONE]``, ``close()`` (text, tool input)."""
+    for end in ({"type": "finish-step"}, "[DONE]", None):
+        acc = UIMessageAccumulator()
+        for chunk in ui_pieces("text", ["a\ud83d"])[:-1] + ui_pieces("tool", ['"\ud83d'])[1:]:
+            acc.feed(chunk)
+        parts = acc.message["parts"]  # type: ignore[index]
+        assert parts[0]["text"] == "a" and parts[1]["rawInput"] == '"'
+        if end is None:
+            acc.close()
+        else:
+            acc.feed(end)
+        assert parts[0]["text"] == "a\ud83d", end
+        ended = end != {"type": "finish-step"}  # which ends text parts, not tool inputs
+        assert (parts[1]["rawInput"] == acc.tools[1].raw == '"\ud83d') == ended, end

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
+import random
 import shutil
 import subprocess
 from pathlib import Path
@@ -29,10 +31,14 @@ from typing import Any, Final
 
 import pytest
 
+from chunking import chunkings
 from jsonsnap import vercel
+from jsonsnap.anthropic import MessageAccumulator
 from jsonsnap.sse import SSEDecoder
 from jsonsnap.streams import PROTOCOLS, StreamError
 from recordings import ROOT, all_fixtures, assert_same_json
+from test_anthropic import code_units
+from test_vercel import ASTRAL, tool_stream, ui_pieces
 from values import diff, grows
 
 JS: Final = Path(__file__).resolve().parent / "js"
@@ -66,6 +72,12 @@ def streams() -> dict[str, str]:
 def read() -> dict[str, tuple[str, dict[str, Any]]]:
     """Each stream's body, and what the client made of it."""
     bodies = streams()
+    out = run_client(bodies)
+    return {name: (body, out[name]) for name, body in bodies.items()}
+
+
+def run_client(bodies: dict[str, str]) -> dict[str, Any]:
+    """What the client made of each body (read in 7-byte pieces): its messages and errors."""
     run = subprocess.run(
         [str(NODE), str(JS / "read_ui_stream.mjs")],
         input=json.dumps({"streams": bodies, "chunk": 7}),
@@ -75,8 +87,8 @@ def read() -> dict[str, tuple[str, dict[str, Any]]]:
         check=False,
     )
     assert run.returncode == 0, run.stderr
-    out = json.loads(run.stdout)
-    return {name: (body, out[name]) for name, body in bodies.items()}
+    out: dict[str, Any] = json.loads(run.stdout)
+    return out
 
 
 def writes(chunk: dict[str, Any]) -> bool:
@@ -140,6 +152,10 @@ def test_the_client_reads_every_stream_as_we_do(
         for step, (mine, their) in enumerate(zip(messages, theirs["messages"], strict=True)):
             differ += same_but_streaming_input(mine, their, f"{name} #{step}")
             compared += 1
+        if messages and not errors:  # the message at the end is the last one it shows
+            acc = vercel.UIMessageAccumulator().read(body)
+            same_but_streaming_input(json.loads(vercel.dump(acc.message)), theirs["messages"][-1],
+                                     f"{name} (end)")  # fmt: skip
         if name.startswith("vercel/"):
             expected = json.loads((ROOT / name).with_suffix(".json").read_text(encoding="utf-8"))
             if not errors:
@@ -167,3 +183,113 @@ def test_the_client_agrees_with_what_the_encoder_meant(
                 assert_same_json(tool.final(), part["input"], path.name)
             else:
                 assert part["state"] == "output-error" and part["rawInput"] == tool.raw
+
+
+# --------------------------------------------------------------------------- generated classes
+
+
+def framing(rng: random.Random) -> list[dict[str, Any]]:
+    """A stream of steps, metadata, data parts and short texts in a random order (the client
+    adds a step-start part at each start-step, and shows it with the next message it writes)."""
+    chunks: list[dict[str, Any]] = [{"type": "start", "messageId": "m"} if rng.random() < 0.7
+                                    else {"type": "start"}]  # fmt: skip
+    open_texts: list[str] = []
+    for n in range(rng.randint(0, 8)):
+        kind = rng.choice(["start-step", "finish-step", "metadata", "data", "text", "finish"])
+        if kind == "metadata":
+            chunks.append({"type": "message-metadata", "messageMetadata": {"n": n}})
+        elif kind == "data":
+            chunks.append({"type": "data-x", "data": n, "transient": rng.random() < 0.5})
+        elif kind == "text" and open_texts and rng.random() < 0.5:
+            chunks.append({"type": "text-end", "id": open_texts.pop()})
+        elif kind == "text":
+            open_texts.append(f"t{n}")
+            chunks.append({"type": "text-start", "id": f"t{n}"})
+            chunks.append({"type": "text-delta", "id": f"t{n}", "delta": "x"})
+        elif kind == "finish-step":
+            open_texts.clear()
+            chunks.append({"type": kind})
+        elif kind == "finish":
+            chunks.append({"type": "finish", "messageMetadata": {"end": n}}
+                          if rng.random() < 0.5 else {"type": "finish"})  # fmt: skip
+        else:
+            chunks.append({"type": kind})
+    return chunks
+
+
+def generated() -> dict[str, str]:
+    """Bodies of the classes the client must read as we do: streams of steps and metadata in
+    any order; text, reasoning and tool input whose surrogate pairs are cut every way (whole,
+    1-char, at every 2-way split, at random); tool inputs that JSON cannot carry as Python
+    holds them (encoded)."""
+    bodies: dict[str, str] = {}
+    rng = random.Random(22)
+    for n in range(60):
+        bodies[f"framing/{n}"] = "".join(map(vercel.sse, framing(rng))) + vercel.DONE
+    text = json.dumps({"s": ASTRAL}, ensure_ascii=False)
+    coded = code_units(text)
+    for way, pieces in chunkings(coded):
+        for kind in ("text", "reasoning", "tool"):
+            chunks = ui_pieces(kind, list(pieces))
+            if kind == "tool":
+                chunks.append({"type": "tool-input-available", "toolCallId": "c",
+                               "toolName": "f", "input": json.loads(text)})  # fmt: skip
+            body = "".join(map(vercel.sse, [*chunks, {"type": "finish"}]))
+            bodies[f"halves/{kind} {way}"] = body + vercel.DONE
+    early = ui_pieces("tool", ['{"s": "\ud83d'])  # an output before the input ends
+    early.append({"type": "tool-output-available", "toolCallId": "c", "output": 1})
+    bodies["halves/output-first"] = "".join(map(vercel.sse, early)) + vercel.DONE
+    for n, piece in enumerate(
+        [
+            '{"a": 1e400, "b": -1e999}',
+            '{"a": NaN, "b": [Infinity]}',
+            '{"a": "\ud83d", "b": "x\\udc00"}',
+            '{"a": ' + "9" * 5000 + "}",
+        ]
+    ):
+        acc = MessageAccumulator(repair=True)
+        updates = (u for event in tool_stream([piece[:7], piece[7:]]) for u in acc.feed(event))
+        bodies[f"nonfinite/{n}"] = "".join(vercel.ui_message_stream(updates, accumulator=acc))
+    return bodies
+
+
+def nulled(value: Any) -> Any:
+    """A value as JavaScript writes it back (JSON.stringify): NaN and the infinities as null."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, list):
+        return [nulled(v) for v in value]
+    if isinstance(value, dict):
+        return {k: nulled(v) for k, v in value.items()}
+    return value
+
+
+def unheld(message: Any) -> Any:
+    """The client's message without the half of a pair at the end of a streaming text or raw
+    input, which we hold back until its other half comes."""
+    parts = []
+    for part in message["parts"]:
+        part = dict(part)
+        for key in ("text", "rawInput"):
+            value = part.get(key)
+            if isinstance(value, str) and value and "\ud800" <= value[-1] <= "\udbff":
+                part[key] = value[:-1]
+        parts.append(part)
+    return {**message, "parts": parts}
+
+
+def test_the_client_reads_generated_streams_as_we_do() -> None:
+    """Every message the client writes is ours (as JSON carries it, and but for a half held
+    back), and its last one is our message at the end of the stream."""
+    bodies = generated()
+    theirs = run_client(bodies)
+    for name, body in bodies.items():
+        messages, errors = ours(body)
+        assert theirs[name]["errors"] == errors, name
+        assert len(theirs[name]["messages"]) == len(messages), name
+        for step, (mine, their) in enumerate(zip(messages, theirs[name]["messages"], strict=True)):
+            same_but_streaming_input(nulled(mine), unheld(their), f"{name} #{step}")
+        acc = vercel.UIMessageAccumulator().read(body)
+        if theirs[name]["messages"]:
+            last = theirs[name]["messages"][-1]
+            assert_same_json(nulled(json.loads(vercel.dump(acc.message))), last, name)

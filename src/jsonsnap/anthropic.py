@@ -9,6 +9,12 @@ by ``index``. A tool block's input is streamed as JSON fragments (``input_json_d
 strict value at ``content_block_stop``; its state is in ``.tools[index]`` (:class:`ToolInput`),
 and :meth:`ToolInput.final` is the one way to get arguments fit to run a tool with.
 
+A surrogate pair cut between two deltas of a block (``text_delta``, ``thinking_delta``,
+``input_json_delta``: each event's JSON decodes half of it as a lone surrogate) is joined into
+one character, as the SDK's JavaScript strings join it: a delta's last character, when it is
+the first half of a pair, is held back until the block's next delta (or its end, where a half
+whose other half never came goes in as it came). The updates carry the deltas as they came.
+
 Nothing is lost on bad or unfinished input: invalid tool JSON marks that block (with the
 position and the raw text) and the stream goes on; a stream cut at ``max_tokens`` leaves each
 unfinished input as its best-effort snapshot, marked incomplete. An ``error`` event raises
@@ -32,6 +38,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, ClassVar
 
+from ._surrogates import HeldHalves
 from .streams import Accumulator, StreamError, ToolInput, ToolInputError, Update
 
 __all__ = [
@@ -79,6 +86,9 @@ class MessageAccumulator(Accumulator):
         #: The message so far, in the API's shape (``None`` before ``message_start``).
         self.message: dict[str, Any] | None = None
         self._open: set[int] = set()  # blocks started and not stopped
+        # The high surrogate a block's last delta ended with, by (index, field): joined to the
+        # low half the next delta of that field starts with, as the SDKs' JavaScript does.
+        self._halves: HeldHalves[tuple[int, str]] = HeldHalves()
 
     @classmethod
     def looks_like(cls, data: Mapping[str, Any]) -> bool:
@@ -144,7 +154,7 @@ class MessageAccumulator(Accumulator):
     def _text_delta(self, index: int, block: dict[str, Any], delta: Mapping[str, Any]) -> Update:
         text = self._str(delta.get("text"), "the text")
         self._check_text(block, "text")
-        self._append(block, "text", text)
+        self._append(block, "text", self._halves.join((index, "text"), text))
         return Update("content_block_delta", index, block, "text_delta", text)
 
     def _thinking_delta(
@@ -152,7 +162,7 @@ class MessageAccumulator(Accumulator):
     ) -> Update:
         text = self._str(delta.get("thinking"), "the thinking")
         self._check_text(block, "thinking")
-        self._append(block, "thinking", text)
+        self._append(block, "thinking", self._halves.join((index, "thinking"), text))
         return Update("content_block_delta", index, block, "thinking_delta", text, thinking=True)
 
     def _json_delta(self, index: int, block: dict[str, Any], delta: Mapping[str, Any]) -> Update:
@@ -160,7 +170,7 @@ class MessageAccumulator(Accumulator):
         tool = self._tools.get(index)
         if tool is None:
             raise StreamError(f"input_json_delta for block {index}, not a tool")
-        changed = self._grow(tool, fragment)
+        changed = self._grow(tool, self._halves.join((index, "input"), fragment))
         block["input"] = tool.snapshot
         return Update(
             "content_block_delta",
@@ -191,8 +201,35 @@ class MessageAccumulator(Accumulator):
         citations.append(delta["citation"])
         return Update("content_block_delta", index, block, "citations_delta")
 
+    def _put_half(self, index: int, field: str, half: str) -> None:
+        """A half held back goes in as it came: its block (or the stream) has ended."""
+        block = self._blocks()[index]
+        tool = self._tools.get(index)
+        if field != "input":
+            self._append(block, field, half)
+        elif tool is not None and not tool.ended:
+            self._grow(tool, half)
+            block["input"] = tool.snapshot
+
+    def _release(self, index: int | None = None) -> None:
+        """Put in the halves held for a block that ends (every block, with no ``index``)."""
+        if index is None:
+            for (place, field), half in self._halves.release_all():
+                self._put_half(place, field, half)
+            return
+        for field in ("text", "thinking", "input"):
+            half = self._halves.release((index, field))
+            if half:
+                self._put_half(index, field, half)
+
+    def close(self) -> list[Update]:
+        if not self.closed:
+            self._release()
+        return super().close()
+
     def _block_stop(self, event: Mapping[str, Any]) -> list[Update]:
         index, block = self._block(event)
+        self._release(index)
         self._open.discard(index)
         tool = self._tools.get(index)
         changed = False
@@ -217,6 +254,7 @@ class MessageAccumulator(Accumulator):
         return [Update("message_delta")]
 
     def _message_stop(self, event: Mapping[str, Any]) -> list[Update]:
+        self._release()
         self._done = True
         return [Update("message_stop")]
 

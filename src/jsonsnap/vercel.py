@@ -30,7 +30,15 @@ what every update carries, so one encoder serves every protocol:
 
 Every chunk is serialised without recursion (a tool input may nest deeper than Python's
 recursion limit) as one ``data:`` line: JSON escapes every line end, and a lone surrogate is
-written as its ``\\uXXXX`` escape, so the body is always valid UTF-8.
+written as its ``\\uXXXX`` escape, so the body is always valid UTF-8. What JSON cannot say is
+written as JSON the client reads: an infinity (a tool input's ``1e400``) as ``1e400``, which
+``json.loads`` reads back as that infinity and ``JSON.parse`` as ``Infinity``; NaN (a repaired
+``NaN``) as ``null``, as ``JSON.stringify`` writes it. (An integer longer than Python reads,
+4300 digits, makes the tool input invalid: it goes out as a ``tool-input-error``.)
+
+A UI message is one answer: of a stream with several (a Chat Completions stream with ``n``
+choices, a Gemini stream with several candidates), :func:`ui_message_stream` given the
+``accumulator`` encodes the first (index 0) only.
 
 In (a client, a test, ``jsonsnap replay``): :class:`UIMessageAccumulator` (protocol
 ``"ui-message"``) rebuilds the ``UIMessage`` exactly as the ``ai`` package's
@@ -38,10 +46,15 @@ In (a client, a test, ``jsonsnap replay``): :class:`UIMessageAccumulator` (proto
 :class:`ToolInput` per tool call keyed by the place of its part. What the client accepts, it
 accepts; where the client would throw (a chunk whose fields are missing or of the wrong type,
 a delta for a part that was never started or has ended, an output for an unknown call) it
-raises :class:`StreamError`, and so does an ``error`` chunk. Two deliberate differences: a
-streaming part's ``input`` is jsonsnap's snapshot (a number or literal shows once it is
-whole), not the client's repaired parse; and a chunk type this version does not know is
-skipped (the client refuses it).
+raises :class:`StreamError`, and so does an ``error`` chunk. A surrogate pair cut between two
+deltas (of a text, a reasoning or a tool input) is joined into one character, as the client's
+UTF-16 strings join it; a ``step-start`` part shows from the next chunk after which the client
+shows the message (so a message with no content has no parts). Three deliberate differences:
+a streaming part's ``input`` is jsonsnap's snapshot (a number or literal shows once it is
+whole), not the client's repaired parse; a delta's last character, when it is the first half
+of a pair, is held back until the next delta (or the part's end), where the client shows the
+half alone meanwhile; and a chunk type this version does not know is skipped (the client
+refuses it).
 """
 
 from __future__ import annotations
@@ -54,6 +67,7 @@ from typing import Any, ClassVar, Final
 
 from . import JSONDecodeError, loads
 from ._streams import describe
+from ._surrogates import HeldHalves
 from .streams import Accumulator, StreamError, ToolInput, ToolInputError, Update
 
 __all__ = [
@@ -150,6 +164,7 @@ def finish_reason_of(result: Mapping[str, Any] | None) -> str | None:
 # --------------------------------------------------------------------------- JSON out
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_INFINITY: Final = float("inf")
 _encode_string: Callable[[str], str] = json.encoder.encode_basestring
 
 
@@ -163,10 +178,22 @@ _OPEN_OBJECT, _CLOSE_OBJECT = _Piece("{"), _Piece("}")
 _OPEN_ARRAY, _CLOSE_ARRAY, _COMMA = _Piece("["), _Piece("]"), _Piece(",")
 
 
+def _float_text(value: float) -> str:
+    """A float as JSON: an infinity as ``1e400`` (the text ``json.loads`` reads back as that
+    infinity, and JavaScript's ``JSON.parse`` as ``Infinity``), NaN as ``null`` (no JSON text
+    means NaN; ``JSON.stringify`` writes ``null`` too)."""
+    if value != value:
+        return "null"
+    if value in (_INFINITY, -_INFINITY):
+        return "1e400" if value > 0 else "-1e400"
+    return float.__repr__(value)
+
+
 def dump(value: Any) -> str:
     """``value`` as compact JSON text on one line, without recursion (any depth). Lone
-    surrogates are written as ``\\uXXXX`` escapes, so the text encodes to UTF-8. ``TypeError``
-    for what JSON cannot hold, ``ValueError`` for NaN and the infinities."""
+    surrogates are written as ``\\uXXXX`` escapes, so the text encodes to UTF-8; an infinity
+    as ``1e400`` or ``-1e400``, NaN as ``null``. ``TypeError`` for what JSON cannot hold,
+    ``ValueError`` for an int too long to write (``sys.get_int_max_str_digits``)."""
     out: list[str] = []
     stack: list[Any] = [value]
     while stack:
@@ -183,9 +210,7 @@ def dump(value: Any) -> str:
         elif kind is int:
             out.append(int.__repr__(item))
         elif kind is float:
-            if item != item or item in (float("inf"), float("-inf")):
-                raise ValueError(f"{item!r} is not JSON")
-            out.append(float.__repr__(item))
+            out.append(_float_text(item))
         elif isinstance(item, Mapping):
             stack.append(_CLOSE_OBJECT)
             pairs = list(item.items())
@@ -209,6 +234,8 @@ def dump(value: Any) -> str:
             out.append(_encode_string(str(item)))
         elif isinstance(item, int) and not isinstance(item, bool):
             out.append(int.__repr__(int(item)))
+        elif isinstance(item, float):
+            out.append(_float_text(float(item)))
         else:
             raise TypeError(f"{describe(item)} is not JSON")
     text = "".join(out)
@@ -302,8 +329,11 @@ class UIMessageEncoder:
             self._calls[id(tool)] = call
             start = {"type": "tool-input-start", "toolCallId": call.id, "toolName": call.name}
             out.append(self._executed(start, call))
-            if tool.raw:
-                out.append(self._delta(call, tool.raw))
+            text, piece = tool.raw, update.fragment
+            if piece and "\ud800" <= piece[-1] <= "\udbff" and not text.endswith(piece[-1]):
+                text += piece[-1]  # the half of a pair the accumulator holds back for now
+            if text:
+                out.append(self._delta(call, text))
         elif update.fragment and not call.over:
             out.append(self._delta(call, update.fragment))
         if tool.ended and not call.over:
@@ -383,24 +413,40 @@ def _id_of(accumulator: Accumulator | None) -> str | None:
     return found if isinstance(found, str) and found else None
 
 
-def _first_choice(accumulator: Accumulator | None) -> Callable[[Update], bool]:
-    """Which updates go into the message: all of them, but of a Chat Completions stream with
-    several choices (``n``), only the first choice's (a UI message is one answer). A tool
-    call's choice is looked up once, at its first update."""
-    if accumulator is None or accumulator.protocol != "chat":
+#: The protocols whose stream may hold several answers, and the key of their list in the
+#: result: Chat Completions' choices (``n``), Gemini's candidates (``candidateCount``).
+_ANSWERS: Final = {"chat": "choices", "gemini": "candidates"}
+
+
+def _first_answer(accumulator: Accumulator | None) -> Callable[[Update], bool]:
+    """Which updates go into the message: all of them, but of a stream with several answers
+    (:data:`_ANSWERS`) only the first's, index 0 (a UI message is one answer). Text names its
+    answer (``update.index``); a tool call's answer is looked up once, at its first update:
+    the one answer so far, or, of several, the first's when the call is there (a Gemini
+    call's part is at its index in candidate 0's parts; a Chat Completions call is among the
+    accumulator's ``tools``, choice 0's calls by their index, or is its legacy
+    ``function_call``)."""
+    key = None if accumulator is None else _ANSWERS.get(accumulator.protocol)
+    if key is None:
         return lambda update: True
-    chat: Any = accumulator
+    source: Any = accumulator
     seen: dict[int, bool] = {}
 
     def keep(update: Update) -> bool:
-        if len(chat.completion["choices"]) < 2:
-            return True
         tool = update.tool
         if tool is None:
             return update.index in (None, 0)
         first = seen.get(id(tool))
         if first is None:
-            first = seen[id(tool)] = any(call is tool for call in chat.tool_calls(0))
+            answers: list[Any] = (source.result or {}).get(key) or []
+            if len(answers) < 2:
+                first = all(answer.get("index") == 0 for answer in answers)
+            elif key == "candidates":
+                parts = answers[0]["content"]["parts"] if answers[0].get("index") == 0 else []
+                first = tool.index < len(parts) and parts[tool.index] is update.block
+            else:
+                first = source.tools.get(tool.index) is tool or source.function_call(0) is tool
+            seen[id(tool)] = first
         return first
 
     return keep
@@ -433,10 +479,12 @@ def ui_message_stream(
 
     ``accumulator``: the one the updates come from; the ``messageId`` is then its result's id
     (unless ``message_id`` is given) and ``finish`` carries its finish reason
-    (:func:`finish_reason_of`); of a Chat Completions stream with several choices, only the
-    first goes into the message. A :class:`StreamError` from ``updates`` ends the body with an
-    ``error`` chunk whose text is ``on_error(error)`` (the error's message by default: pass a
-    function to hide it from the page); other exceptions are not caught.
+    (:func:`finish_reason_of`); of a stream with several answers (a Chat Completions stream
+    with several choices, a Gemini stream with several candidates), only the first (index 0)
+    goes into the message, as a UI message is one answer (without ``accumulator``, every
+    update does). A :class:`StreamError` from ``updates`` ends the body with an ``error``
+    chunk whose text is ``on_error(error)`` (the error's message by default: pass a function
+    to hide it from the page); other exceptions are not caught.
     """
     encode = _Encoding(accumulator, message_id, metadata)
 
@@ -488,14 +536,14 @@ def aui_message_stream(
 
 class _Encoding:
     """What each update adds to the body (for the sync and async streams alike): the events
-    of its chunks, the first choice's only."""
+    of its chunks, the first answer's only."""
 
     __slots__ = ("accumulator", "encoder", "keep")
 
     def __init__(self, accumulator: Accumulator | None, message_id: str | None, metadata: Any):
         self.accumulator = accumulator
         self.encoder = UIMessageEncoder(message_id=message_id, metadata=metadata)
-        self.keep = _first_choice(accumulator)
+        self.keep = _first_answer(accumulator)
 
     def __call__(self, update: Update) -> list[str]:
         if not self.keep(update):
@@ -584,6 +632,11 @@ class UIMessageAccumulator(Accumulator):
         self._streaming: dict[str, tuple[bool, int]] = {}
         self._data: dict[tuple[str, str], int] = {}  # (type, id) of the data parts -> place
         self._step = 0  # where the current step's parts begin
+        # The step-start parts not in the message yet: the client adds one at each start-step,
+        # but its reader shows it only with the next message it writes.
+        self._steps = 0
+        # The high surrogate a text or tool input part's last delta ended with, by its place.
+        self._halves: HeldHalves[int] = HeldHalves()
 
     @classmethod
     def looks_like(cls, data: Mapping[str, Any]) -> bool:
@@ -607,6 +660,15 @@ class UIMessageAccumulator(Accumulator):
         parts: list[dict[str, Any]] = self.message["parts"]
         return parts
 
+    def _shown(self) -> list[dict[str, Any]]:
+        """The parts of the message, for a chunk after which the client shows it (writes a new
+        message): with the step-start parts it holds since the last one."""
+        parts = self._parts()
+        if self._steps:
+            parts.extend({"type": "step-start"} for _ in range(self._steps))
+            self._steps = 0
+        return parts
+
     def _kind_of(self, data: Mapping[str, Any]) -> str:
         kind = super()._kind_of(data)
         return "data-*" if kind.startswith("data-") else kind
@@ -615,7 +677,39 @@ class UIMessageAccumulator(Accumulator):
         if self._done:
             raise StreamError("a second [DONE]")
         self._done = True
+        self._release_all()
         return [Update("done")]
+
+    def close(self) -> list[Update]:
+        if not self.closed:
+            self._release_all()
+        return super().close()
+
+    def _release(self, place: int) -> None:
+        """The text or tool input part at ``place`` has ended: the half its last delta held
+        back goes in, as it came."""
+        half = self._halves.release(place)
+        if half:
+            self._put_half(place, half)
+
+    def _release_all(self) -> None:
+        for place, half in self._halves.release_all():
+            self._put_half(place, half)
+
+    def _put_half(self, place: int, half: str) -> None:
+        """Append a half held back to the text or tool input of the part at ``place``."""
+        tool = self._tools.get(place)
+        part = self._parts()[place]
+        if tool is None:
+            self._append(part, "text", half)
+        elif not tool.ended:
+            shown = part.get("state") == "input-streaming"  # (not once an output came)
+            if shown:
+                part["rawInput"] = None
+            self._grow(tool, half)
+            if shown:
+                part["input"] = tool.snapshot
+                part["rawInput"] = tool.raw
 
     # -- checks ----------------------------------------------------------------------------
 
@@ -660,9 +754,11 @@ class UIMessageAccumulator(Accumulator):
         message: dict[str, Any] = self.message  # type: ignore[assignment]
         old = message["id"]
         # Another message: the client would drop this one, and start that one.
-        if had and message_id not in (None, old) and (old or message["parts"] or len(message) > 3):
+        content = old or message["parts"] or self._steps or len(message) > 3
+        if had and message_id not in (None, old) and content:
             raise StreamError(f"a start for message {message_id!r} in message {old!r}")
         if message_id is not None:
+            self._shown()
             message["id"] = message_id
         self._merge_metadata(metadata)
         return [Update("start")]
@@ -670,6 +766,7 @@ class UIMessageAccumulator(Accumulator):
     def _merge_metadata(self, metadata: Any) -> None:
         if metadata is None:
             return
+        self._shown()
         message: dict[str, Any] = self.message  # type: ignore[assignment]
         old = message.get("metadata")
         if isinstance(old, dict) and isinstance(metadata, Mapping):
@@ -701,12 +798,14 @@ class UIMessageAccumulator(Accumulator):
 
     def _start_step(self, event: Mapping[str, Any]) -> list[Update]:
         parts = self._parts()
-        self._step = len(parts) + 1
-        parts.append({"type": "step-start"})
-        return [Update("start-step", len(parts) - 1, parts[-1])]
+        self._steps += 1
+        self._step = len(parts) + self._steps
+        return [Update("start-step")]
 
     def _finish_step(self, event: Mapping[str, Any]) -> list[Update]:
         self._parts()
+        for place in (*self._text.values(), *self._reasoning.values()):
+            self._release(place)
         self._text.clear()
         self._reasoning.clear()
         return [Update("finish-step")]
@@ -717,7 +816,7 @@ class UIMessageAccumulator(Accumulator):
         reasoning = self._kind == "reasoning-start"
         part_id = self._str(event.get("id"), "the part id")
         metadata = self._metadata(event)
-        parts = self._parts()
+        parts = self._shown()
         part: dict[str, Any] = {"type": "reasoning", "id": part_id} if reasoning else {
             "type": "text"}  # fmt: skip
         part["text"] = ""
@@ -733,8 +832,8 @@ class UIMessageAccumulator(Accumulator):
         place = self._part_id(event, self._reasoning if reasoning else self._text)
         text = self._str(event.get("delta"), "the delta")
         metadata = self._metadata(event)
-        part = self._parts()[place]
-        self._append(part, "text", text)
+        part = self._shown()[place]
+        self._append(part, "text", self._halves.join(place, text))
         if metadata is not None:
             part["providerMetadata"] = metadata
         return [Update(self._kind, place, part, text=text, thinking=reasoning)]
@@ -744,7 +843,8 @@ class UIMessageAccumulator(Accumulator):
         open_parts = self._reasoning if reasoning else self._text
         place = self._part_id(event, open_parts)
         metadata = self._metadata(event)
-        part = self._parts()[place]
+        part = self._shown()[place]
+        self._release(place)
         if metadata is not None:
             part["providerMetadata"] = metadata
         part["state"] = "done"
@@ -771,7 +871,7 @@ class UIMessageAccumulator(Accumulator):
     ) -> tuple[int, dict[str, Any]]:  # fmt: skip
         """Update the call's part as the client's ``updateToolPart`` does (a new one when there
         is none): the state, and each of ``_CALL_FIELDS`` set or cleared."""
-        parts = self._parts()
+        parts = self._shown()
         if place is None:
             part: dict[str, Any] = {"type": "dynamic-tool", "toolName": name} if dynamic else {
                 "type": f"tool-{name}"}  # fmt: skip
@@ -817,8 +917,13 @@ class UIMessageAccumulator(Accumulator):
     def _tool_input_delta(self, event: Mapping[str, Any]) -> list[Update]:
         place, tool = self._streamed(event)
         text = self._str(event.get("inputTextDelta"), "the inputTextDelta")
-        changed = self._grow(tool, text)
         part = self._parts()[place]
+        if tool.ended:
+            self._grow(tool, text)  # which refuses it, before anything changes
+        if "rawInput" in part:
+            part["rawInput"] = None  # let go of the text: the tool input grows it in place
+        changed = self._grow(tool, self._halves.join(place, text))
+        self._shown()
         part["state"] = "input-streaming"
         part["input"] = tool.snapshot
         part["rawInput"] = tool.raw
@@ -833,11 +938,11 @@ class UIMessageAccumulator(Accumulator):
         if tool is not None and tool.ended:
             raise StreamError(f"{self._kind} for tool call {call_id!r}, whose input has ended")
         value = event.get("input", _MISSING)
-        if value is _MISSING:
-            return tool, None
-        text = value if isinstance(value, str) and self._kind == "tool-input-error" else None
-        if text is None:
-            text = self._json(value, "the input")
+        as_text = isinstance(value, str) and self._kind == "tool-input-error"
+        text = None if value is _MISSING else value if as_text else self._json(value, "the input")
+        if tool is not None and place is not None:
+            self._release(place)  # the input has ended: all of what it streamed
+        if text is not None and not as_text:
             streamed = "" if tool is None else tool.raw
             if streamed.strip():
                 try:
@@ -901,11 +1006,14 @@ class UIMessageAccumulator(Accumulator):
     def _tool_output(self, event: Mapping[str, Any]) -> list[Update]:
         place, part, dynamic = self._output_part(event)
         executed = self._flag(event, "providerExecuted")
+        available = self._kind == "tool-output-available"
+        preliminary = self._flag(event, "preliminary") if available else None
+        text = None if available else self._str(event.get("errorText"), "the errorText")
+        self._release(place)  # an input still streaming: the output shows all it streamed
         fields: dict[str, Any] = {}
         if "input" in part:
             fields["input"] = part["input"]
-        if self._kind == "tool-output-available":
-            preliminary = self._flag(event, "preliminary")
+        if available:
             state = "output-available"
             if "output" in event:
                 fields["output"] = event["output"]
@@ -913,7 +1021,7 @@ class UIMessageAccumulator(Accumulator):
                 fields["preliminary"] = preliminary
         else:
             state = "output-error"
-            fields["errorText"] = self._str(event.get("errorText"), "the errorText")
+            fields["errorText"] = text
             if not dynamic and "rawInput" in part:
                 fields["rawInput"] = part["rawInput"]
         name = part.get("toolName", "")
@@ -941,7 +1049,7 @@ class UIMessageAccumulator(Accumulator):
         metadata = self._metadata(event)
         if metadata is not None and self._kind != "file":
             part["providerMetadata"] = metadata
-        parts = self._parts()
+        parts = self._shown()
         parts.append(part)
         return [Update(self._kind, len(parts) - 1, part)]
 
@@ -951,7 +1059,7 @@ class UIMessageAccumulator(Accumulator):
         if self._flag(event, "transient"):
             self._parts()
             return [Update(kind)]  # for the moment: never in the message
-        parts = self._parts()
+        parts = self._shown()
         place = None if data_id is None else self._data.get((kind, data_id))
         if place is not None:
             part = parts[place]
