@@ -8,8 +8,11 @@ test_cli_hostile.py; the pieces (rendering, the terminal's frames) in test_cli_r
 
 from __future__ import annotations
 
+import itertools
 import json
+import os
 import re
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -179,15 +182,114 @@ def test_thinking_is_dimmed_or_hidden() -> None:
 
 
 def test_ctrl_c_exits_cleanly_with_what_was_received() -> None:
-    run = run_in_pty(
-        ["replay", str(WRITE_FILE)],
-        interrupt_when=lambda out: out.count(b"\x1b[J") > 5,
-    )
+    received: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda number, frame: received.append(number))
+    try:
+        run = run_in_pty(
+            ["replay", str(WRITE_FILE)],
+            interrupt_when=lambda out: out.count(b"\x1b[J") > 5,
+        )
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    # Ctrl-C reached the program's process group, and only it: never the test runner.
+    assert run.group != os.getpgrp() and received == []
     text = "".join(run.screen())  # the summary may wrap
     assert run.returncode == 130
     assert "⚠ unfinished: the stream ended inside this input" in text
     assert "interrupted" in text and "events" in text
     assert b"Traceback" not in run.output
+
+
+def _file_call(lines: int, width: int) -> bytes:
+    """A call writing a file of ``lines`` lines of ``width`` characters, after its short
+    arguments, streamed in small pieces."""
+    content = "\n".join(f"line {i:03} " + "x" * (width - 9) for i in range(lines))
+    tool_input = {"path": "src/app.py", "mode": "w", "overwrite": True, "content": content}
+    return recording(json.dumps(tool_input), piece=12)
+
+
+def _live_panels(frames: list[list[str]]) -> list[list[str]]:
+    """Each frame's live panel: from its header to its streaming footer."""
+    panels = []
+    for frame in frames:
+        ends = [i for i, line in enumerate(frame) if line.startswith("╰─ … streaming")]
+        heads = [i for i, line in enumerate(frame) if line.startswith("╭─ write_file")]
+        if ends and heads:
+            panels.append(frame[heads[-1] : ends[-1] + 1])
+    return panels
+
+
+def test_the_short_arguments_stay_pinned_while_a_long_one_streams(tmp_path: Path) -> None:
+    path = tmp_path / "call.sse"
+    path.write_bytes(_file_call(60, 50))
+    run = run_in_pty(["replay", str(path), "--speed", "3"], columns=80, rows=16)
+    assert run.returncode == 0
+    panels = _live_panels(run.frames())
+    scrolled = [panel for panel in panels if any("more lines above" in line for line in panel)]
+    assert len(scrolled) >= 3
+    for panel in scrolled:
+        assert panel[1:4] == ['│ path: "src/app.py"', '│ mode: "w"', "│ overwrite: true"]
+        assert panel[4].startswith("│ ↑ ") and panel[4].endswith(" more lines above")
+        assert panel[5].startswith("│   │ line ")  # the tail of the content
+        assert len(panel) <= 15
+    # The count above is what is neither pinned nor shown: every line is there once.
+    last = scrolled[-1]
+    hidden = int(last[4].split()[2])
+    shown = [line for line in last if line.startswith("│   │ line ")]
+    first = int(shown[0].split()[3])
+    assert hidden == first + 1  # "content:" and the lines above the first shown
+
+
+@pytest.mark.parametrize("rewrap", [True, False], ids=["rewrapping", "cutting"])
+def test_a_resize_leaves_no_stale_line(tmp_path: Path, rewrap: bool) -> None:
+    """Narrower, shorter, then wider again while a call streams: each frame after a resize
+    shows the panel once, for the new size, and nothing of it is left when it ends; on a
+    terminal that rewraps its lines (most) and on one that cuts them (xterm)."""
+    path = tmp_path / "call.sse"
+    path.write_bytes(_file_call(12, 90))
+    sizes = [(60, 40), (45, 24), (100, 40)]
+    when = [lambda out, n=n: out.count(b"\x1b[J") > n for n in (8, 16, 24)]
+    run = run_in_pty(
+        ["replay", str(path), "--speed", "1"],
+        columns=100,
+        rows=40,
+        resize=[(w, c, r) for w, (c, r) in zip(when, sizes, strict=True)],
+    )
+    assert run.returncode == 0 and len(run.resizes) == 3
+    run.rewrap = rewrap
+    frames = run.frames()
+    assert len(frames) > 30
+    for frame in frames:
+        assert sum(line.startswith("╭─ write_file") for line in frame) <= 1, frame
+        assert sum(line.startswith("╰─ … streaming") for line in frame) <= 1, frame
+    assert len(_live_panels(frames)) > 24
+    assert not [line for line in run.screen() if "streaming" in line or "↑" in line]
+
+
+@pytest.mark.parametrize("columns", [12, 17, 30])
+def test_at_narrow_widths_the_final_header_is_cut_as_the_live_one(
+    tmp_path: Path, columns: int
+) -> None:
+    path = tmp_path / "call.sse"
+    args = json.dumps({"city": "Tōkyō", "days": 3, "units": "metric"})
+    path.write_bytes(
+        recording(args, name="get_weather_forecast", tool_id="toolu_01ABCDEFGH", piece=2)
+    )
+    run = run_in_pty(["replay", str(path), "--speed", "1"], columns=columns, rows=12)
+    assert run.returncode == 0
+    transcript = run.transcript()
+    live = {line for frame in run.frames() for line in frame if line.startswith("╭─")}
+    final = [i for i, line in enumerate(transcript) if line.startswith("╭─")]
+    assert len(final) == 1 and transcript[final[0]] in live
+    assert transcript[final[0]].endswith("…")
+    assert transcript[final[0] + 1].startswith("│ ")  # not the rest of the header, wrapped
+    # The footer wrapped at spaces, each row in the width (the body, the whole arguments,
+    # may wrap: it is printed whole).
+    footer = next(i for i, line in enumerate(transcript) if line.startswith("╰─"))
+    rows = [transcript[footer]]
+    rows += itertools.takewhile(lambda line: line.startswith("   "), transcript[footer + 1 :])
+    assert len(rows) > 1 and all(width_of(line) < columns for line in [transcript[final[0]], *rows])
+    assert " ".join(row[3:] for row in rows) == f"✓ final: strictly parsed ({len(args)} chars)"
 
 
 def test_parse_shows_the_value_growing_then_the_final_value() -> None:

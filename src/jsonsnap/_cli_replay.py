@@ -43,8 +43,8 @@ from ._cli import (
     protocol_of,
     protocols,
 )
-from ._cli_render import body_lines, tail_lines
-from ._terminal import FPS, Terminal, clean, json_text, plural
+from ._cli_render import body_lines, pinned_lines, tail_lines
+from ._terminal import FPS, Terminal, clean, fit, json_text, plural, wrap
 from .bedrock import EventStreamMessage, event_of
 
 # Seconds between two events of a recording at --speed 1: a file's few hundred events take a
@@ -99,7 +99,7 @@ class ReplayView:
         term = self.term
         if not (force or (term.tty and term.due())):
             return
-        if self.dirty and self.panels and term.tty:
+        if (self.dirty or term.resized) and self.panels and term.tty:
             term.live(self._live_lines())
         else:
             term.flush()
@@ -182,21 +182,32 @@ class ReplayView:
         return f"… streaming, {size}", "dim"
 
     def _whole(self, tool: ToolInput, ended: bool) -> list[str]:
-        """A finished panel, whole: its arguments, and its status (wrapped on a terminal)."""
+        """A finished panel, whole: its arguments, and its status and marks wrapped on a
+        terminal, its header cut as the live one is (so that none of them wraps)."""
         term = self.term
         columns = term.size.columns
         body = body_lines(tool.snapshot, columns - 2)
         status, colour = self._status(tool, ended)
-        wrapped = textwrap.wrap(status, max(20, columns - 4)) if term.tty else [status]
+        wrapped = self._wrap(status, columns - 4)
         footer = ["╰─ " + term.style(wrapped[0], colour)]
         footer += ["   " + term.style(line, colour) for line in wrapped[1:]]
         marks = []
         for mark in self._violations(tool):
-            rows = textwrap.wrap(mark, max(20, columns - 4)) if term.tty else [mark]
+            rows = self._wrap(mark, columns - 5)
             marks += [
                 ("│ " if i == 0 else "│   ") + term.style(row, "red") for i, row in enumerate(rows)
             ]
-        return [self._header(tool), *(f"│ {line}".rstrip() for line in body), *marks, *footer]
+        header = fit(self._header(tool), columns - 1) if term.tty else self._header(tool)
+        return [header, *(f"│ {line}".rstrip() for line in body), *marks, *footer]
+
+    def _wrap(self, text: str, columns: int) -> list[str]:
+        """``text`` in rows of at most ``columns`` columns on a terminal (at spaces where it
+        can, counting wide characters as two); one row in a pipe."""
+        if not self.term.tty:
+            return [text]
+        columns = max(1, columns)
+        rows = [row for line in textwrap.wrap(text, columns) for row in wrap(line, columns)]
+        return rows or [""]
 
     def _violations(self, tool: ToolInput, most: int = 3) -> list[str]:
         """A line for each of the first violations of the schema: where, what, which char."""
@@ -211,7 +222,8 @@ class ReplayView:
         return lines
 
     def _live_lines(self) -> list[str]:
-        """The panels still streaming, each its last lines that fit the screen."""
+        """The panels still streaming, each its last lines that fit the screen, under its
+        scalar arguments when the whole does not fit."""
         columns, rows = self.term.size
         height = max(3, (rows - 2) // len(self.panels) - 2)
         lines: list[str] = []
@@ -219,10 +231,13 @@ class ReplayView:
             marks = [self.term.style(mark, "red") for mark in self._violations(tool, 2)]
             room = max(2, height - len(marks))
             body, hidden = tail_lines(tool.snapshot, columns - 3, room)
-            if hidden != 0:
-                body, hidden = tail_lines(tool.snapshot, columns - 3, room - 1)
+            if hidden != 0:  # pinned: up to half the room, the tail keeping two lines at least
+                pins, keys = pinned_lines(tool.snapshot, columns - 3, min(room // 2, room - 3))
+                body, hidden = tail_lines(tool.snapshot, columns - 3, room - 1 - len(pins), keys)
                 above = "more" if hidden is None else plural(hidden, "more line")
-                body.insert(0, self.term.style(f"↑ {above} above", "dim"))
+                body[:0] = (
+                    [*pins, self.term.style(f"↑ {above} above", "dim")] if hidden != 0 else pins
+                )
             status, colour = self._status(tool, False)
             lines += [self._header(tool), *("│ " + line for line in body + marks)]
             lines.append("╰─ " + self.term.style(status, colour))
