@@ -8,6 +8,7 @@ test_cli_hostile.py; the pieces (rendering, the terminal's frames) in test_cli_r
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import os
@@ -15,11 +16,15 @@ import re
 import signal
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any, Final
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from effort import examples
 from jsonsnap import __build__, __version__
 from jsonsnap import __main__ as cli
 from jsonsnap._cli import Source
@@ -29,7 +34,7 @@ from jsonsnap.anthropic import MessageAccumulator
 from jsonsnap.gemini import GenerateContentAccumulator
 from jsonsnap.openai import ChatCompletionAccumulator, ResponseAccumulator
 from jsonsnap.vercel import UIMessageAccumulator
-from terminal import recording, run_in_pty
+from terminal import Screen, recording, run_in_pty, sse
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = sorted((ROOT / "fixtures").glob("*/*.sse"))
@@ -39,7 +44,8 @@ SGR = re.compile(rb"\x1b\[[0-9;]*m")
 
 
 def accumulate(path: Path) -> tuple[Any, str | None]:
-    """The fixture's result as its protocol's accumulator makes it, and the stream error."""
+    """The fixture's result as its protocol's accumulator makes it, and why replay must fail
+    (the stream error; else a tool call not fit to run, as the one line says it)."""
     if path.parent.name == "anthropic":
         acc: Any = MessageAccumulator()
         result = "message"
@@ -54,8 +60,21 @@ def accumulate(path: Path) -> tuple[Any, str | None]:
     try:
         acc.read([path.read_bytes()])
     except Exception as exc:
-        return getattr(acc, result), str(exc)
-    return getattr(acc, result), None
+        return getattr(acc, result), f"stream error: {exc}"
+    if result == "response" and acc.response.get("tools"):  # checked as replay checks them
+        acc = ResponseAccumulator(tools=acc.response["tools"]).read([path.read_bytes()])
+    calls = acc.tool_calls()
+    bad = [call for call in calls if call.status != "complete"]
+    if not bad:
+        return getattr(acc, result), None
+    try:
+        bad[0].final()
+    except ValueError as exc:
+        why = str(exc)
+    number = f"{len(bad)} of {len(calls)} tool call{'s' if len(calls) > 1 else ''}"
+    return getattr(
+        acc, result
+    ), f"{number} {'is' if len(bad) == 1 else 'are'} not fit to run: {why}"
 
 
 def streaming_sizes(frames: list[list[str]]) -> list[int]:
@@ -132,8 +151,12 @@ def test_the_whole_final_argument_is_printed_at_the_end(write_file_run: Any) -> 
     [
         (
             "max_tokens_in_tool_string.sse",
-            ["⚠ incomplete: the input stopped before its end", "stop reason: max_tokens"],
-            0,
+            [
+                "⚠ incomplete: the input stopped before its end",
+                "stop reason: max_tokens",
+                "jsonsnap: 1 of 1 tool call is not fit to run: tool 'write_file' (1)",
+            ],
+            1,
         ),
         (
             "invalid_tool_json.sse",
@@ -141,8 +164,9 @@ def test_the_whole_final_argument_is_printed_at_the_end(write_file_run: Any) -> 
                 "╰─ ✗ invalid JSON: Expecting ',' delimiter at line 1 column 24 (char 23);",
                 "   the snapshot is the text before it",  # the reason wrapped, not cut
                 "╰─ ✗ invalid JSON: Extra data at line 1 column 26 (char 25); the snapshot",
+                "jsonsnap: 2 of 3 tool calls are not fit to run: tool 'run_command' (1) has",
             ],
-            0,
+            1,
         ),
         (
             "error_mid_stream.sse",
@@ -337,7 +361,7 @@ def test_every_fixture_replays_in_plain_lines(
     _, error = accumulate(path)
     assert status == (1 if error else 0)
     assert "\x1b" not in out
-    assert "stream error" not in out and ("stream error" in err) == (error is not None)
+    assert err == ("" if error is None else f"jsonsnap: {error}\n")  # one line, after the rest
     assert re.search(r"\d+ events?, [\d,]+ bytes", out)
     assert not re.search(r" $|^\[tool ", out, re.MULTILINE)
     ours = [line for line in out.splitlines() if line.startswith("╰─")] + [out.splitlines()[-1]]
@@ -354,7 +378,60 @@ def test_json_output_is_the_accumulators_result(
     result, error = accumulate(path)
     assert json.loads(captured.out) == result
     assert status == (1 if error else 0)
-    assert (error is None) == ("stream error" not in captured.err)
+    assert captured.err == ("" if error is None else f"jsonsnap: {error}\n")
+
+
+def _text_then(text: list[str], ending: str, tool: str) -> bytes:
+    """A Messages stream: ``text`` in pieces, then (``ending``) an error event, the end of the
+    body, or a tool call whose input is ``tool`` and the message's end."""
+    message = {"id": "m", "type": "message", "role": "assistant", "model": "m", "content": []}
+    body = [
+        sse("message_start", {"type": "message_start", "message": {**message, "usage": {}}}),
+        sse("content_block_start", {"type": "content_block_start", "index": 0,
+                                    "content_block": {"type": "text", "text": ""}}),
+    ]  # fmt: skip
+    for piece in text:
+        delta = {"type": "text_delta", "text": piece}
+        body.append(
+            sse("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta})
+        )
+    if ending == "error":
+        error = {"type": "overloaded_error", "message": "Overloaded"}
+        body.append(sse("error", {"type": "error", "error": error}))
+    elif ending == "tool":
+        call = recording(tool)
+        body.append(call[call.index(b"event: content_block_stop") :])
+    return b"".join(body)
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(
+    text=st.lists(st.text("ab \n", max_size=12), max_size=5),
+    ending=st.sampled_from(["error", "cut", "tool"]),
+    tool=st.sampled_from(['{"a": 1}', '{"a": 1', '{"a": 1]', '{"a": 1}{"b": 2}']),
+    options=st.sampled_from([[], ["--json"], ["--hide-thinking"]]),
+)
+def test_an_error_starts_a_line_of_its_own_in_a_shared_pipe(
+    text: list[str], ending: str, tool: str, options: list[str]
+) -> None:
+    """Whatever the stream typed last (a line cut short or not, nothing at all), and however
+    it ends (a stream error, a tool call not fit to run, or well, the body cut off or not),
+    an error is one line of its own, last, after everything written to standard output."""
+    body = _text_then(text, ending, tool)
+    pipe = Screen()  # standard output and error on one pipe (2>&1), as its reader sees them
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "stream.sse"
+        path.write_bytes(body)
+        with contextlib.redirect_stdout(pipe), contextlib.redirect_stderr(pipe):
+            status = cli.main(["replay", str(path), *options])
+    output = "".join(pipe.parts)
+    assert output.endswith("\n")
+    errors = [line for line in output.split("\n") if "jsonsnap:" in line]
+    assert all(line.startswith("jsonsnap: ") for line in errors), output
+    fails = ending == "error" or (ending == "tool" and tool != '{"a": 1}')
+    assert status == (1 if fails else 0) and len(errors) == (1 if fails else 0), output
+    if fails:
+        assert output.endswith(errors[0] + "\n")
 
 
 def test_plain_replay_tells_each_tool_once_whole(capsys: pytest.CaptureFixture[str]) -> None:

@@ -159,7 +159,7 @@ def test_json_on_a_terminal_stays_json_without_escapes(evil_sse: Path) -> None:
     assert run.returncode == 1
     assert stray_controls(run.output) == []
     output = run.output.replace(b"\r\n", b"\n").decode("utf-8")
-    error, _, text = output.partition("\n")
+    text, _, error = output.rstrip("\n").rpartition("\n")  # the error after the output
     expected = MessageAccumulator()
     with pytest.raises(Exception, match="pwned"):
         expected.read([evil_sse.read_bytes()])

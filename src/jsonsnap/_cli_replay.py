@@ -16,6 +16,11 @@ arguments are checked as they stream: a violation is marked in its panel from th
 found it (the path in the arguments and the message, in red), the panel stays live until the
 call ends, and the summary says which call is invalid, and why.
 
+The replay fails (exit status 1) on a stream error, and when a tool call is not fit to run
+(its input invalid, cut off, unfinished, or breaking its schema: :func:`unfit`); the reason is
+one line on standard error, written after everything else, so that it starts a line of its
+own where both outputs share a pipe.
+
 Everything that came from the stream is cleaned before it is shown; errors go to standard
 error.
 """
@@ -253,6 +258,22 @@ def _settled(tool: ToolInput) -> bool:
 # --------------------------------------------------------------------------- the summary
 
 
+def unfit(tools: list[ToolInput]) -> str | None:
+    """Why a whole stream still fails: some of its tool calls are not fit to run (their input
+    invalid JSON, cut off, unfinished, or breaking its schema), the first one said as
+    ``final()`` says it; ``None`` when every call is."""
+    bad = [tool for tool in tools if tool.status != "complete"]
+    if not bad:
+        return None
+    try:
+        bad[0].final()
+        why = "not fit to run"  # pragma: no cover - final() raises for every status but one
+    except ValueError as exc:
+        why = _said(str(exc), 300)
+    count = f"{len(bad)} of {plural(len(tools), 'tool call')}"
+    return f"{count} {'is' if len(bad) == 1 else 'are'} not fit to run: {why}"
+
+
 def ending(result: dict[str, Any]) -> str | None:
     """How the stream says it ended: a stop reason, finish reasons or a status."""
     for key in ("stop_reason", "stopReason"):
@@ -328,6 +349,8 @@ class Replay:
         self.repair: bool = args.repair
         self.compatible: bool = args.compatible
         self.accumulator: Accumulator | None = None
+        #: Why the replay fails (a line for standard error, after the summary), if it does.
+        self.failure: str | None = None
         self.pending: list[Any] = []  # read before the protocol was told
         self.events = self.objects = 0
         self.first: str | None = None  # the type of the first event of no known protocol
@@ -338,7 +361,7 @@ class Replay:
             self.delay = min(EVENT_DELAY / (args.speed or 1.0), MAX_WAIT)
 
     def run(self) -> int:
-        """Play the stream; the exit status."""
+        """Play the stream; the exit status (:attr:`failure` says why it is 1)."""
         status = 0
         try:
             for event in events(self.source.chunks(65536, self.idle)):
@@ -348,20 +371,25 @@ class Replay:
                     if self.view is not None:
                         self.view.tick(force=self.delay >= 1 / FPS)
                     time.sleep(self.delay)
-            if self.accumulator is None:
-                raise CommandError(_what_it_is(self.source, self.events, self.objects, self.first))
-            self._show(self.accumulator.close())
+            if self.accumulator is not None:
+                self._show(self.accumulator.close())
         except StreamError as exc:
-            self._end()
-            print(f"jsonsnap: stream error: {clean(str(exc))}", file=sys.stderr, flush=True)
+            self.failure = f"stream error: {clean(str(exc))}"
             status = 1
+        except CommandError as exc:  # the input could not be read to its end
+            self.failure = str(exc)
+            status = exc.status
         except KeyboardInterrupt:
             self._end()
             if self.view is not None:
                 self.term.line(self.term.style("interrupted", "yellow"))
-            status = 130
-        else:
-            self._end()
+            return 130
+        self._end()
+        if self.accumulator is None and status == 0:
+            raise CommandError(_what_it_is(self.source, self.events, self.objects, self.first))
+        if status == 0:
+            self.failure = unfit(self.accumulator.tool_calls()) if self.accumulator else None
+            status = 0 if self.failure is None else 1
         return status
 
     def idle(self) -> None:
@@ -450,4 +478,6 @@ def replay(args: argparse.Namespace) -> int:
         line = summary(run.result, counts, invalid, finish)
         term.line(term.style(line, "red" if invalid else "dim"))
     term.flush()
+    if run.failure is not None:  # after the output, which always ends its last line
+        print(f"jsonsnap: {run.failure}", file=sys.stderr, flush=True)
     return status
