@@ -5,7 +5,9 @@ views clean and lay out while a long value streams, at two sizes, must grow line
 from __future__ import annotations
 
 import json
+import os
 import random
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -16,7 +18,7 @@ from hypothesis import strategies as st
 
 from effort import examples
 from jsonsnap import Parser
-from jsonsnap._cli import accumulator
+from jsonsnap._cli import Source, accumulator
 from jsonsnap._cli_parse import ParseView
 from jsonsnap._cli_render import body_lines, pretty_tail, tail_lines
 from jsonsnap._cli_replay import ReplayView
@@ -307,6 +309,50 @@ def test_the_live_region_leaves_nothing_stale_whatever_the_resizes(
     assert not [row for row in out.rows() if "L" in row]
 
 
+def test_a_resize_is_drawn_while_the_input_waits() -> None:
+    """Standard input with nothing for now: the view is told again and again while it waits,
+    and a terminal resized meanwhile gets the panel drawn anew for its new size, though
+    nothing changed in it."""
+    size = [100, 30]
+    term = Terminal(Screen(), color=False, tty=True, size=size)  # type: ignore[arg-type]
+    view = ReplayView(term, hide_thinking=False)
+    acc = accumulator("anthropic")
+    body = recording(json.dumps({"path": "a.txt", "content": "x" * 5000}))
+    for event in list(iter_events([body]))[:-3]:  # the call still streaming
+        for update in acc.feed(event):
+            view.update(update)
+    view.tick(force=True)
+    frames = term.frames
+    read, write = os.pipe()
+    idled: list[int] = []
+    sent = threading.Lock()
+
+    def send() -> None:  # the input comes: after the fourth idle(), or in 5 s at the latest
+        if sent.acquire(blocking=False):
+            os.write(write, b"more")
+            os.close(write)
+
+    def idle() -> None:
+        idled.append(term.frames)
+        if len(idled) == 2:
+            size[:] = [40, 12]  # the terminal is resized while the input waits
+        view.tick(force=True)
+        if len(idled) == 4:
+            send()
+
+    source = Source(os.fdopen(read, "rb"), "standard input", owned=True)
+    late = threading.Timer(5, send)
+    late.start()
+    try:
+        assert b"".join(source.chunks(16, idle)) == b"more"
+    finally:
+        late.cancel()
+        source.close()
+    assert len(idled) >= 4
+    assert idled[:2] == [frames, frames]  # nothing changed: nothing drawn
+    assert term.frames == frames + 1 and not term.resized  # drawn once, for the new size
+
+
 # --------------------------------------------------------------------------- the cost
 
 
@@ -359,10 +405,16 @@ def lines(size: int) -> bytes:
     return recording(json.dumps({"path": "a.txt", "content": text}))
 
 
+def members(size: int) -> bytes:
+    tool_input: dict[str, Any] = {f"k{i}": i for i in range(size // 20)}
+    tool_input["content"] = "line\n" * (size // 10)
+    return recording(json.dumps(tool_input))
+
+
 @pytest.mark.parametrize(
     ("make", "size"),
-    [(single_line, 25_000), (records, 10_000), (lines, 25_000)],
-    ids=["single-line string", "list of records", "file of lines"],
+    [(single_line, 25_000), (records, 10_000), (lines, 25_000), (members, 10_000)],
+    ids=["single-line string", "list of records", "file of lines", "many members"],
 )
 def test_replay_on_a_terminal_is_linear(
     make: Callable[[int], bytes], size: int, monkeypatch: pytest.MonkeyPatch

@@ -29,6 +29,9 @@ from ._terminal import clean, fit_tail, json_text, width_of, wrap
 GUTTER = "  │ "
 #: How many of the first members of a tool input are looked at for scalars to pin.
 PIN_SCAN = 64
+#: How many members above a tail have their lines counted (``↑ N more lines above``); with
+#: more, it says ``↑ more above``: a frame costs what it shows, not what the value holds.
+COUNTED = 256
 
 
 def _key(key: Any, limit: int) -> str:
@@ -217,10 +220,10 @@ def tail_lines(
             break
     else:
         return shown, 0
-    for key, value in members:  # the members above
+    for counted, (key, value) in enumerate(members):  # the members above
         if hidden is None:
             break
-        count = _line_count(key, value, columns)
+        count = _line_count(key, value, columns) if counted < COUNTED else None
         hidden = None if count is None else hidden + count
     return shown, hidden
 
@@ -248,6 +251,8 @@ def pinned_lines(snapshot: Any, columns: int, most: int) -> tuple[list[str], lis
 
 def _line_count(key: Any, value: Any, columns: int) -> int | None:
     """How many lines :func:`body_lines` gives a member, when that is cheap to tell."""
+    if not isinstance(value, (str, dict, list)):
+        return 1
     if isinstance(value, str):
         return 1 if _short_string(value, columns) else value.count("\n") + 2
     if _small(value, 2 * columns):
