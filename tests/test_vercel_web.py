@@ -233,6 +233,19 @@ def test_a_recording_it_cannot_serve_is_one_line(
     assert done.returncode == 1 and done.stderr.count("\n") == 1 and message in done.stderr
 
 
+@pytest.mark.parametrize("option", [["--delay", "-1"], ["--timeout", "0"], ["--timeout", "nan"]])
+def test_a_bad_option_value_is_a_usage_error(option: list[str]) -> None:
+    done = subprocess.run(
+        [sys.executable, str(SERVER), *option, "--port", str(free_port())],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    assert done.returncode == 2 and f"argument {option[0]}: " in done.stderr
+    assert "Traceback" not in done.stderr
+
+
 @browser
 def test_the_panel_grows_and_ends_final(tmp_path: Path) -> None:
     port = free_port()

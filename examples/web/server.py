@@ -20,6 +20,7 @@ line on standard error, never a traceback.
 from __future__ import annotations
 
 import argparse
+import math
 import re
 import socket
 import sys
@@ -172,15 +173,28 @@ class Server(ThreadingHTTPServer):
         print(f"server: {client_address[0]}:{client_address[1]}: {error!r}", file=sys.stderr)
 
 
+def seconds(text: str) -> float:
+    """An option's value: a finite number of seconds, 0 or more."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value >= 0):
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}")
+    return value
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("recording", nargs="?", type=Path, default=DEFAULT)
     parser.add_argument("--port", type=int, default=8000)
-    parser.add_argument("--delay", type=float, default=0.01, help="seconds between events")
+    parser.add_argument("--delay", type=seconds, default=0.01, help="seconds between events")
     parser.add_argument(
-        "--timeout", type=float, default=10.0, help="seconds a client may take on each read"
+        "--timeout", type=seconds, default=10.0, help="seconds a client may take on each read"
     )
     args = parser.parse_args(argv)
+    if args.timeout == 0:
+        parser.error("argument --timeout: must be more than 0")
     try:
         Handler.recording = args.recording.read_bytes()
     except OSError as exc:
