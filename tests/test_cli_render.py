@@ -224,6 +224,22 @@ def test_frames_are_drawn_when_due_with_the_text_committed_meanwhile() -> None:
     assert out.text.endswith("two\r\x1b[?7h\r\x1b[J") and term.frames == 3
 
 
+def test_a_region_written_again_after_a_resize_is_still_to_be_laid_out() -> None:
+    size = [20, 5]
+    term = Terminal(Screen(), color=False, tty=True, size=size)  # type: ignore[arg-type]
+    term.live(["one"])
+    assert not term.resized
+    size[:] = [10, 5]
+    assert term.resized
+    term.write("text\n")
+    term.flush()  # the text goes above the same lines, laid out for 20 columns
+    assert term.resized
+    term.live(["two"])
+    assert not term.resized
+    term.clear()
+    assert not term.resized
+
+
 class PyteOut:
     """Standard output on a terminal emulator (pyte) that can be resized, as a terminal is:
     between two writes, or in the middle of one (``resize(..., during=True)``)."""

@@ -250,8 +250,8 @@ class Terminal:
 
     def flush(self) -> None:
         """Write what waits (text committed under a live region), and flush: a frame."""
-        if self._queued:
-            self._redraw(self._live)
+        if self._queued:  # the same lines again: still laid out for the size they were
+            self._redraw(self._live, again=True)
         self.out.flush()
         self._drawn = self._clock()
 
@@ -261,9 +261,10 @@ class Terminal:
             self._redraw([])
         self.flush()
 
-    def _redraw(self, lines: list[str]) -> None:
+    def _redraw(self, lines: list[str], again: bool = False) -> None:
         """Erase the live region, write the text waiting, and draw ``lines``, cut to the
-        screen as it is now (none may wrap: the cursor goes back up by their count)."""
+        screen as it is now (none may wrap: the cursor goes back up by their count); ``again``
+        when they are the lines on the screen, laid out for the size they were."""
         out = self.out
         size = tuple(self.size)
         columns, rows = size
@@ -284,7 +285,8 @@ class Terminal:
                 f"{_NO_WRAP}{text}\r{_CSI}{up}A{_WRAP}" if up else f"{_NO_WRAP}{text}\r{_WRAP}"
             )
         self._live = lines
-        self._live_size = size if lines else None
+        if not again:
+            self._live_size = size if lines else None
         self._drawn = self._clock()
         self.frames += 1
         out.flush()
