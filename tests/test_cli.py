@@ -245,8 +245,8 @@ def _live_panels(frames: list[list[str]]) -> list[list[str]]:
 
 def test_the_short_arguments_stay_pinned_while_a_long_one_streams(tmp_path: Path) -> None:
     path = tmp_path / "call.sse"
-    path.write_bytes(_file_call(60, 50))
-    run = run_in_pty(["replay", str(path), "--speed", "3"], columns=80, rows=16)
+    path.write_bytes(_file_call(30, 50))
+    run = run_in_pty(["replay", str(path), "--speed", "5"], columns=80, rows=16)
     assert run.returncode == 0
     panels = _live_panels(run.frames())
     scrolled = [panel for panel in panels if any("more lines above" in line for line in panel)]
@@ -264,33 +264,33 @@ def test_the_short_arguments_stay_pinned_while_a_long_one_streams(tmp_path: Path
     assert hidden == first + 1  # "content:" and the lines above the first shown
 
 
-@pytest.mark.parametrize("rewrap", [True, False], ids=["rewrapping", "cutting"])
-def test_a_resize_leaves_no_stale_line(tmp_path: Path, rewrap: bool) -> None:
+def test_a_resize_leaves_no_stale_line(tmp_path: Path) -> None:
     """Narrower, shorter, then wider again while a call streams: each frame after a resize
     shows the panel once, for the new size, and nothing of it is left when it ends; on a
     terminal that rewraps its lines (most) and on one that cuts them (xterm)."""
     path = tmp_path / "call.sse"
     path.write_bytes(_file_call(12, 90))
     sizes = [(60, 40), (45, 24), (100, 40)]
-    when = [lambda out, n=n: out.count(b"\x1b[J") > n for n in (8, 16, 24)]
+    when = [lambda out, n=n: out.count(b"\x1b[J") > n for n in (4, 8, 12)]
     run = run_in_pty(
-        ["replay", str(path), "--speed", "1"],
+        ["replay", str(path), "--speed", "2"],
         columns=100,
         rows=40,
         resize=[(w, c, r) for w, (c, r) in zip(when, sizes, strict=True)],
     )
     assert run.returncode == 0 and len(run.resizes) == 3
-    run.rewrap = rewrap
-    frames = run.frames()
-    assert len(frames) > 30
-    for frame in frames:
-        assert sum(line.startswith("╭─ write_file") for line in frame) <= 1, frame
-        assert sum(line.startswith("╰─ … streaming") for line in frame) <= 1, frame
-    assert len(_live_panels(frames)) > 24
-    assert not [line for line in run.screen() if "streaming" in line or "↑" in line]
+    for rewrap in (True, False):  # the same output, on either kind of terminal
+        run.rewrap = rewrap
+        frames = run.frames()
+        assert len(frames) > 16
+        for frame in frames:
+            assert sum(line.startswith("╭─ write_file") for line in frame) <= 1, frame
+            assert sum(line.startswith("╰─ … streaming") for line in frame) <= 1, frame
+        assert len(_live_panels(frames)) > 12
+        assert not [line for line in run.screen() if "streaming" in line or "↑" in line]
 
 
-@pytest.mark.parametrize("columns", [12, 17, 30])
+@pytest.mark.parametrize("columns", [14])
 def test_at_narrow_widths_the_final_header_is_cut_as_the_live_one(
     tmp_path: Path, columns: int
 ) -> None:

@@ -194,6 +194,39 @@ def test_the_scalar_arguments_are_pinned_above_the_tail(
         assert len(frame) == room + 2
 
 
+@settings(max_examples=examples(60), deadline=None)
+@given(
+    name=st.text("wé語_", min_size=1, max_size=30),
+    tool_id=st.text("tu語_0", min_size=1, max_size=30),
+    tool_input=st.sampled_from(['{"a": 1}', '{"a": 1', '{"a": [1, 2}', '{"a": 1}{"b": 2}']),
+    columns=st.integers(6, 60),
+)
+def test_the_final_panel_wraps_nowhere_but_in_its_body(
+    name: str, tool_id: str, tool_input: str, columns: int
+) -> None:
+    """At any width, the final panel's header is its live header, cut to the screen, and its
+    footer is wrapped into rows that fit (wide characters counted as two columns)."""
+    out, clock = Screen(tty=True), Clock()
+    term = Terminal(out, color=False, tty=True, size=(columns, 12), clock=clock)  # type: ignore[arg-type]
+    committed: list[str] = []
+    term.line = committed.append  # type: ignore[method-assign,assignment]
+    live: list[list[str]] = []
+    term.live = live.append  # type: ignore[method-assign,assignment]
+    view = ReplayView(term, hide_thinking=False)
+    acc = accumulator("anthropic")
+    body = recording(tool_input, name=name, tool_id=tool_id, text="")
+    for event in iter_events([body]):
+        for update in acc.feed(event):
+            view.update(update)
+        clock.now += 1  # a frame at every event
+    view.end()
+    (panel,) = [text.split("\n") for text in committed if text.startswith("╭─")]
+    assert panel[0] == fit(f"╭─ {name} {tool_id}", columns - 1)
+    assert live and all(fit(frame[0], columns - 1) == panel[0] for frame in live)  # as shown
+    footer = [row for row in panel if row.startswith(("╰─ ", "   "))]
+    assert footer and all(width_of(row) <= columns - 1 for row in footer)
+
+
 # --------------------------------------------------------------------------- the terminal
 
 
