@@ -13,6 +13,7 @@ the command line run with standard input or output closed (:func:`run_closed`).
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
@@ -45,27 +46,88 @@ _DEFAULT_SIGINT = (
 )
 
 
+def resize_screen(screen: pyte.Screen, columns: int, rows: int, rewrap: bool) -> None:
+    """Resize ``screen`` as a terminal does. Narrower, it either cuts its lines (xterm) or, with
+    ``rewrap`` (most others: VTE, iTerm2, kitty, Windows Terminal...), wraps each onto as many
+    rows as it now takes, the cursor staying on its character. Shorter, its top rows scroll
+    away and the cursor moves up with its line (pyte alone would leave it on its row)."""
+    if rewrap and columns < screen.columns:
+        _rewrap(screen, columns)
+    gone = max(0, screen.lines - rows)
+    screen.resize(rows, columns)
+    screen.cursor.y = max(0, screen.cursor.y - gone)
+
+
+def _rewrap(screen: pyte.Screen, columns: int) -> None:
+    """Wrap the rows of ``screen`` at ``columns`` (each row taken as a line of its own), the
+    rows that no longer fit scrolled away at the top."""
+    blank = screen.default_char
+    y, x = screen.cursor.y, min(screen.cursor.x, screen.columns - 1)
+    rows: list[list[Any]] = []
+    cursor = (0, 0)
+    for row in range(screen.lines):
+        cells = [screen.buffer[row][col] for col in range(screen.columns)]
+        while cells and cells[-1] == blank and not (row == y and len(cells) <= x):
+            cells.pop()
+        if row == y:
+            cursor = (len(rows) + x // columns, x % columns)
+        rows += [cells[i : i + columns] for i in range(0, len(cells), columns)] or [[]]
+    while len(rows) > cursor[0] + 1 and not rows[-1]:  # blank rows under the cursor
+        rows.pop()
+    gone = max(0, len(rows) - screen.lines)
+    screen.buffer.clear()
+    for row, cells in enumerate(rows[gone:]):
+        for col, cell in enumerate(cells):
+            screen.buffer[row][col] = cell
+    screen.cursor.y, screen.cursor.x = max(0, cursor[0] - gone), cursor[1]
+
+
 @dataclass
 class Run:
     output: bytes
     returncode: int
     columns: int
     rows: int
+    #: The program's process group (its own: signals sent to it reach nothing else).
+    group: int = 0
+    #: Each resize of the terminal: how much of the output had been read then, and the new
+    #: columns and rows.
+    resizes: tuple[tuple[int, int, int], ...] = ()
+    #: Whether a resize to fewer columns rewraps the lines on the screen (most terminals), or
+    #: cuts them (xterm).
+    rewrap: bool = True
 
-    def screen(self, data: bytes | None = None) -> list[str]:
-        """The screen after ``data`` (default: everything the program wrote)."""
-        screen = pyte.Screen(self.columns, self.rows)
+    def _play(
+        self, screen: pyte.Screen, cuts: Sequence[int] = (), tall: bool = False
+    ) -> list[list[str]]:
+        """Play the output into ``screen``, resized where the terminal was (only its width,
+        if ``tall``), as :attr:`rewrap` says; the screen at each offset of ``cuts`` and at the
+        end."""
         stream = pyte.ByteStream(screen)
-        stream.feed(self.output if data is None else data)
-        return [line.rstrip() for line in screen.display]
+        events = sorted(
+            [(at, 1, (c, r)) for at, c, r in self.resizes] + [(at, 0, None) for at in cuts]
+        )
+        shots, done = [], 0
+        for at, _, size in events:
+            stream.feed(self.output[done:at])
+            done = at
+            if size is None:
+                shots.append([line.rstrip() for line in screen.display])
+            else:
+                resize_screen(screen, size[0], screen.lines if tall else size[1], self.rewrap)
+        stream.feed(self.output[done:])
+        shots.append([line.rstrip() for line in screen.display])
+        return shots
+
+    def screen(self) -> list[str]:
+        """The screen at the end."""
+        return self._play(pyte.Screen(self.columns, self.rows))[-1]
 
     def transcript(self, rows: int = 2000) -> list[str]:
         """Everything on the screen and above it: the output played on a screen of ``rows``
         (the live region moves the cursor up only within itself, so a taller screen shows the
         same, with what scrolled away still there)."""
-        screen = pyte.Screen(self.columns, rows)
-        pyte.ByteStream(screen).feed(self.output)
-        lines = [line.rstrip() for line in screen.display]
+        lines = self._play(pyte.Screen(self.columns, rows), tall=True)[-1]
         while lines and not lines[-1]:
             lines.pop()
         return lines
@@ -73,14 +135,8 @@ class Run:
     def frames(self) -> list[list[str]]:
         """The screen at each redraw of the live region (just before it is erased), then at
         the end."""
-        parts = self.output.split(ERASE)
-        screen = pyte.Screen(self.columns, self.rows)
-        stream = pyte.ByteStream(screen)
-        shots = []
-        for i, part in enumerate(parts):
-            stream.feed((ERASE if i else b"") + part)
-            shots.append([line.rstrip() for line in screen.display])
-        return shots
+        cuts = [m.start() for m in re.finditer(re.escape(ERASE), self.output)]
+        return self._play(pyte.Screen(self.columns, self.rows), cuts)
 
 
 def run_in_pty(
@@ -91,13 +147,18 @@ def run_in_pty(
     env: dict[str, str] | None = None,
     stdin: bytes | None = None,
     interrupt_when: Callable[[bytes], bool] | None = None,
+    resize: Sequence[tuple[Callable[[bytes], bool], int, int]] = (),
     timeout: float = 60.0,
 ) -> Run:
     """Run ``python -m jsonsnap *args`` with its output on a pty of ``columns`` x ``rows``.
     ``stdin``: bytes for a pipe on standard input. ``interrupt_when``: send SIGINT once the
-    output so far satisfies it."""
+    output so far satisfies it. ``resize``: (when, columns, rows), in order: give the pty that
+    size, and send SIGWINCH, once the output so far satisfies ``when``.
+
+    The program runs in a session of its own, so that the signals go to its process group
+    and nowhere else (never to the test runner)."""
     master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
+    _set_size(slave, columns, rows)
     environment = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
     environment.update({"TERM": "xterm-256color", "PYTHONUNBUFFERED": "1"}, **(env or {}))
     process = subprocess.Popen(
@@ -107,7 +168,9 @@ def run_in_pty(
         stderr=slave,
         env=environment,
         close_fds=True,
+        start_new_session=True,
     )
+    group = os.getpgid(process.pid)
     os.close(slave)
     if stdin is not None:
         assert process.stdin is not None
@@ -116,6 +179,8 @@ def run_in_pty(
     output = bytearray()
     deadline = time.monotonic() + timeout
     interrupted = False
+    resizes: list[tuple[int, int, int]] = []
+    pending = list(resize)
     while time.monotonic() < deadline:
         if not select.select([master], [], [], 0.5)[0]:
             continue
@@ -127,13 +192,28 @@ def run_in_pty(
             break
         output += data
         if interrupt_when is not None and not interrupted and interrupt_when(bytes(output)):
-            process.send_signal(signal.SIGINT)
+            _signal(group, signal.SIGINT)
             interrupted = True
+        if pending and pending[0][0](bytes(output)):
+            _, new_columns, new_rows = pending.pop(0)
+            _set_size(master, new_columns, new_rows)
+            resizes.append((len(output), new_columns, new_rows))
+            _signal(group, signal.SIGWINCH)
     os.close(master)
     if process.poll() is None and time.monotonic() >= deadline:
-        process.kill()
+        _signal(group, signal.SIGKILL)
     returncode = process.wait(timeout=10)
-    return Run(bytes(output), returncode, columns, rows)
+    return Run(bytes(output), returncode, columns, rows, group, tuple(resizes))
+
+
+def _set_size(fd: int, columns: int, rows: int) -> None:
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
+
+
+def _signal(group: int, number: int) -> None:
+    """Send a signal to the program's process group (gone already: nothing to do)."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(group, number)
 
 
 # --------------------------------------------------------------------------- recordings
@@ -185,8 +265,9 @@ def recording(
 
 # --------------------------------------------------------------------------- what gets out
 
-#: The sequences the command line writes itself: colours, cursor up, erase down.
-OWN_SEQUENCES = re.compile(rb"\x1b\[[0-9;]*[mAJ]")
+#: The sequences the command line writes itself: colours, cursor up, erase down, automatic
+#: wrapping off and on.
+OWN_SEQUENCES = re.compile(rb"\x1b\[[0-9;]*[mAJ]|\x1b\[\?7[lh]")
 #: What must never reach a terminal from a stream (UTF-8): ESC and the other C0 controls but
 #: TAB, LF and CR; DEL; the C1 controls; the bidirectional controls; lone surrogates.
 STRAY = re.compile(

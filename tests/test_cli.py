@@ -8,15 +8,23 @@ test_cli_hostile.py; the pieces (rendering, the terminal's frames) in test_cli_r
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import json
+import os
 import re
+import signal
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any, Final
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from effort import examples
 from jsonsnap import __build__, __version__
 from jsonsnap import __main__ as cli
 from jsonsnap._cli import Source
@@ -26,7 +34,7 @@ from jsonsnap.anthropic import MessageAccumulator
 from jsonsnap.gemini import GenerateContentAccumulator
 from jsonsnap.openai import ChatCompletionAccumulator, ResponseAccumulator
 from jsonsnap.vercel import UIMessageAccumulator
-from terminal import recording, run_in_pty
+from terminal import Screen, recording, run_in_pty, sse
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = sorted((ROOT / "fixtures").glob("*/*.sse"))
@@ -36,7 +44,8 @@ SGR = re.compile(rb"\x1b\[[0-9;]*m")
 
 
 def accumulate(path: Path) -> tuple[Any, str | None]:
-    """The fixture's result as its protocol's accumulator makes it, and the stream error."""
+    """The fixture's result as its protocol's accumulator makes it, and why replay must fail
+    (the stream error; else a tool call not fit to run, as the one line says it)."""
     if path.parent.name == "anthropic":
         acc: Any = MessageAccumulator()
         result = "message"
@@ -51,8 +60,21 @@ def accumulate(path: Path) -> tuple[Any, str | None]:
     try:
         acc.read([path.read_bytes()])
     except Exception as exc:
-        return getattr(acc, result), str(exc)
-    return getattr(acc, result), None
+        return getattr(acc, result), f"stream error: {exc}"
+    if result == "response" and acc.response.get("tools"):  # checked as replay checks them
+        acc = ResponseAccumulator(tools=acc.response["tools"]).read([path.read_bytes()])
+    calls = acc.tool_calls()
+    bad = [call for call in calls if call.status != "complete"]
+    if not bad:
+        return getattr(acc, result), None
+    try:
+        bad[0].final()
+    except ValueError as exc:
+        why = str(exc)
+    number = f"{len(bad)} of {len(calls)} tool call{'s' if len(calls) > 1 else ''}"
+    return getattr(
+        acc, result
+    ), f"{number} {'is' if len(bad) == 1 else 'are'} not fit to run: {why}"
 
 
 def streaming_sizes(frames: list[list[str]]) -> list[int]:
@@ -129,8 +151,12 @@ def test_the_whole_final_argument_is_printed_at_the_end(write_file_run: Any) -> 
     [
         (
             "max_tokens_in_tool_string.sse",
-            ["⚠ incomplete: the input stopped before its end", "stop reason: max_tokens"],
-            0,
+            [
+                "⚠ incomplete: the input stopped before its end",
+                "stop reason: max_tokens",
+                "jsonsnap: 1 of 1 tool call is not fit to run: tool 'write_file' (1)",
+            ],
+            1,
         ),
         (
             "invalid_tool_json.sse",
@@ -138,8 +164,9 @@ def test_the_whole_final_argument_is_printed_at_the_end(write_file_run: Any) -> 
                 "╰─ ✗ invalid JSON: Expecting ',' delimiter at line 1 column 24 (char 23);",
                 "   the snapshot is the text before it",  # the reason wrapped, not cut
                 "╰─ ✗ invalid JSON: Extra data at line 1 column 26 (char 25); the snapshot",
+                "jsonsnap: 2 of 3 tool calls are not fit to run: tool 'run_command' (1) has",
             ],
-            0,
+            1,
         ),
         (
             "error_mid_stream.sse",
@@ -179,15 +206,114 @@ def test_thinking_is_dimmed_or_hidden() -> None:
 
 
 def test_ctrl_c_exits_cleanly_with_what_was_received() -> None:
-    run = run_in_pty(
-        ["replay", str(WRITE_FILE)],
-        interrupt_when=lambda out: out.count(b"\x1b[J") > 5,
-    )
+    received: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda number, frame: received.append(number))
+    try:
+        run = run_in_pty(
+            ["replay", str(WRITE_FILE)],
+            interrupt_when=lambda out: out.count(b"\x1b[J") > 5,
+        )
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    # Ctrl-C reached the program's process group, and only it: never the test runner.
+    assert run.group != os.getpgrp() and received == []
     text = "".join(run.screen())  # the summary may wrap
     assert run.returncode == 130
     assert "⚠ unfinished: the stream ended inside this input" in text
     assert "interrupted" in text and "events" in text
     assert b"Traceback" not in run.output
+
+
+def _file_call(lines: int, width: int) -> bytes:
+    """A call writing a file of ``lines`` lines of ``width`` characters, after its short
+    arguments, streamed in small pieces."""
+    content = "\n".join(f"line {i:03} " + "x" * (width - 9) for i in range(lines))
+    tool_input = {"path": "src/app.py", "mode": "w", "overwrite": True, "content": content}
+    return recording(json.dumps(tool_input), piece=12)
+
+
+def _live_panels(frames: list[list[str]]) -> list[list[str]]:
+    """Each frame's live panel: from its header to its streaming footer."""
+    panels = []
+    for frame in frames:
+        ends = [i for i, line in enumerate(frame) if line.startswith("╰─ … streaming")]
+        heads = [i for i, line in enumerate(frame) if line.startswith("╭─ write_file")]
+        if ends and heads:
+            panels.append(frame[heads[-1] : ends[-1] + 1])
+    return panels
+
+
+def test_the_short_arguments_stay_pinned_while_a_long_one_streams(tmp_path: Path) -> None:
+    path = tmp_path / "call.sse"
+    path.write_bytes(_file_call(30, 50))
+    run = run_in_pty(["replay", str(path), "--speed", "5"], columns=80, rows=16)
+    assert run.returncode == 0
+    panels = _live_panels(run.frames())
+    scrolled = [panel for panel in panels if any("more lines above" in line for line in panel)]
+    assert len(scrolled) >= 3
+    for panel in scrolled:
+        assert panel[1:4] == ['│ path: "src/app.py"', '│ mode: "w"', "│ overwrite: true"]
+        assert panel[4].startswith("│ ↑ ") and panel[4].endswith(" more lines above")
+        assert panel[5].startswith("│   │ line ")  # the tail of the content
+        assert len(panel) <= 15
+    # The count above is what is neither pinned nor shown: every line is there once.
+    last = scrolled[-1]
+    hidden = int(last[4].split()[2])
+    shown = [line for line in last if line.startswith("│   │ line ")]
+    first = int(shown[0].split()[3])
+    assert hidden == first + 1  # "content:" and the lines above the first shown
+
+
+def test_a_resize_leaves_no_stale_line(tmp_path: Path) -> None:
+    """Narrower, shorter, then wider again while a call streams: each frame after a resize
+    shows the panel once, for the new size, and nothing of it is left when it ends; on a
+    terminal that rewraps its lines (most) and on one that cuts them (xterm)."""
+    path = tmp_path / "call.sse"
+    path.write_bytes(_file_call(12, 90))
+    sizes = [(60, 40), (45, 24), (100, 40)]
+    when = [lambda out, n=n: out.count(b"\x1b[J") > n for n in (4, 8, 12)]
+    run = run_in_pty(
+        ["replay", str(path), "--speed", "2"],
+        columns=100,
+        rows=40,
+        resize=[(w, c, r) for w, (c, r) in zip(when, sizes, strict=True)],
+    )
+    assert run.returncode == 0 and len(run.resizes) == 3
+    for rewrap in (True, False):  # the same output, on either kind of terminal
+        run.rewrap = rewrap
+        frames = run.frames()
+        assert len(frames) > 16
+        for frame in frames:
+            assert sum(line.startswith("╭─ write_file") for line in frame) <= 1, frame
+            assert sum(line.startswith("╰─ … streaming") for line in frame) <= 1, frame
+        assert len(_live_panels(frames)) > 12
+        assert not [line for line in run.screen() if "streaming" in line or "↑" in line]
+
+
+@pytest.mark.parametrize("columns", [14])
+def test_at_narrow_widths_the_final_header_is_cut_as_the_live_one(
+    tmp_path: Path, columns: int
+) -> None:
+    path = tmp_path / "call.sse"
+    args = json.dumps({"city": "Tōkyō", "days": 3, "units": "metric"})
+    path.write_bytes(
+        recording(args, name="get_weather_forecast", tool_id="toolu_01ABCDEFGH", piece=2)
+    )
+    run = run_in_pty(["replay", str(path), "--speed", "1"], columns=columns, rows=12)
+    assert run.returncode == 0
+    transcript = run.transcript()
+    live = {line for frame in run.frames() for line in frame if line.startswith("╭─")}
+    final = [i for i, line in enumerate(transcript) if line.startswith("╭─")]
+    assert len(final) == 1 and transcript[final[0]] in live
+    assert transcript[final[0]].endswith("…")
+    assert transcript[final[0] + 1].startswith("│ ")  # not the rest of the header, wrapped
+    # The footer wrapped at spaces, each row in the width (the body, the whole arguments,
+    # may wrap: it is printed whole).
+    footer = next(i for i, line in enumerate(transcript) if line.startswith("╰─"))
+    rows = [transcript[footer]]
+    rows += itertools.takewhile(lambda line: line.startswith("   "), transcript[footer + 1 :])
+    assert len(rows) > 1 and all(width_of(line) < columns for line in [transcript[final[0]], *rows])
+    assert " ".join(row[3:] for row in rows) == f"✓ final: strictly parsed ({len(args)} chars)"
 
 
 def test_parse_shows_the_value_growing_then_the_final_value() -> None:
@@ -235,7 +361,7 @@ def test_every_fixture_replays_in_plain_lines(
     _, error = accumulate(path)
     assert status == (1 if error else 0)
     assert "\x1b" not in out
-    assert "stream error" not in out and ("stream error" in err) == (error is not None)
+    assert err == ("" if error is None else f"jsonsnap: {error}\n")  # one line, after the rest
     assert re.search(r"\d+ events?, [\d,]+ bytes", out)
     assert not re.search(r" $|^\[tool ", out, re.MULTILINE)
     ours = [line for line in out.splitlines() if line.startswith("╰─")] + [out.splitlines()[-1]]
@@ -252,7 +378,60 @@ def test_json_output_is_the_accumulators_result(
     result, error = accumulate(path)
     assert json.loads(captured.out) == result
     assert status == (1 if error else 0)
-    assert (error is None) == ("stream error" not in captured.err)
+    assert captured.err == ("" if error is None else f"jsonsnap: {error}\n")
+
+
+def _text_then(text: list[str], ending: str, tool: str) -> bytes:
+    """A Messages stream: ``text`` in pieces, then (``ending``) an error event, the end of the
+    body, or a tool call whose input is ``tool`` and the message's end."""
+    message = {"id": "m", "type": "message", "role": "assistant", "model": "m", "content": []}
+    body = [
+        sse("message_start", {"type": "message_start", "message": {**message, "usage": {}}}),
+        sse("content_block_start", {"type": "content_block_start", "index": 0,
+                                    "content_block": {"type": "text", "text": ""}}),
+    ]  # fmt: skip
+    for piece in text:
+        delta = {"type": "text_delta", "text": piece}
+        body.append(
+            sse("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta})
+        )
+    if ending == "error":
+        error = {"type": "overloaded_error", "message": "Overloaded"}
+        body.append(sse("error", {"type": "error", "error": error}))
+    elif ending == "tool":
+        call = recording(tool)
+        body.append(call[call.index(b"event: content_block_stop") :])
+    return b"".join(body)
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(
+    text=st.lists(st.text("ab \n", max_size=12), max_size=5),
+    ending=st.sampled_from(["error", "cut", "tool"]),
+    tool=st.sampled_from(['{"a": 1}', '{"a": 1', '{"a": 1]', '{"a": 1}{"b": 2}']),
+    options=st.sampled_from([[], ["--json"], ["--hide-thinking"]]),
+)
+def test_an_error_starts_a_line_of_its_own_in_a_shared_pipe(
+    text: list[str], ending: str, tool: str, options: list[str]
+) -> None:
+    """Whatever the stream typed last (a line cut short or not, nothing at all), and however
+    it ends (a stream error, a tool call not fit to run, or well, the body cut off or not),
+    an error is one line of its own, last, after everything written to standard output."""
+    body = _text_then(text, ending, tool)
+    pipe = Screen()  # standard output and error on one pipe (2>&1), as its reader sees them
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "stream.sse"
+        path.write_bytes(body)
+        with contextlib.redirect_stdout(pipe), contextlib.redirect_stderr(pipe):
+            status = cli.main(["replay", str(path), *options])
+    output = "".join(pipe.parts)
+    assert output.endswith("\n")
+    errors = [line for line in output.split("\n") if "jsonsnap:" in line]
+    assert all(line.startswith("jsonsnap: ") for line in errors), output
+    fails = ending == "error" or (ending == "tool" and tool != '{"a": 1}')
+    assert status == (1 if fails else 0) and len(errors) == (1 if fails else 0), output
+    if fails:
+        assert output.endswith(errors[0] + "\n")
 
 
 def test_plain_replay_tells_each_tool_once_whole(capsys: pytest.CaptureFixture[str]) -> None:

@@ -5,23 +5,26 @@ views clean and lay out while a long value streams, at two sizes, must grow line
 from __future__ import annotations
 
 import json
+import os
 import random
+import threading
 from collections.abc import Callable
 from typing import Any
 
+import pyte
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from effort import examples
 from jsonsnap import Parser
-from jsonsnap._cli import accumulator
+from jsonsnap._cli import Source, accumulator
 from jsonsnap._cli_parse import ParseView
 from jsonsnap._cli_render import body_lines, pretty_tail, tail_lines
 from jsonsnap._cli_replay import ReplayView
 from jsonsnap._terminal import Terminal, clean, fit, fit_tail, json_text, width_of, wrap
 from jsonsnap.sse import iter_events
-from terminal import Screen, recording
+from terminal import Screen, recording, resize_screen
 
 UNSAFE = "\x00\x07\x08\x0b\x1b\x7f\x85\x9b\x9d\u061c\u200e\u200f\u202a\u202e\u2066\u2069\ud800"
 
@@ -147,6 +150,83 @@ def test_pretty_tail_costs_what_it_shows() -> None:
     assert tail[1] == '  "b": "…' + "y" * 30 + '"'  # the last one: its end
 
 
+SCALAR = st.one_of(
+    st.integers(-(10**6), 10**6), st.booleans(), st.none(), st.text("xyz ", max_size=10)
+)
+LONG = st.one_of(
+    st.lists(st.text("pq", max_size=30), min_size=1, max_size=60).map("\n".join),
+    st.lists(st.integers(0, 99), max_size=80),
+    st.text("w ", min_size=100, max_size=400),
+)
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(
+    scalars=st.dictionaries(st.text("abcdef", min_size=1, max_size=8), SCALAR, max_size=8),
+    long=LONG,
+    columns=st.integers(20, 120),
+    rows=st.integers(5, 40),
+)
+def test_the_scalar_arguments_are_pinned_above_the_tail(
+    scalars: dict[str, Any], long: Any, columns: int, rows: int
+) -> None:
+    """Whenever a live panel cannot show a whole tool input, its scalar arguments are the
+    first lines under its header (as many as half the panel holds), above ``↑ ... above``
+    and the tail of the long one."""
+    tool_input = json.dumps({**scalars, "content": long})
+    out, clock = Screen(), Clock()
+    term = Terminal(out, color=False, tty=True, size=(columns, rows), clock=clock)  # type: ignore[arg-type]
+    frames: list[list[str]] = []
+    term.live = frames.append  # type: ignore[method-assign,assignment]
+    view = ReplayView(term, hide_thinking=False)
+    acc = accumulator("anthropic")
+    for event in iter_events([recording(tool_input, piece=7)]):
+        for update in acc.feed(event):
+            view.update(update)
+        clock.now += 1
+    room = max(3, rows - 4)
+    pins = [f"│ {key}: {json.dumps(value)}" for key, value in scalars.items()]
+    pins = pins[: max(0, min(room // 2, room - 3))]
+    scrolled = [frame for frame in frames if any(line.startswith("│ ↑ ") for line in frame)]
+    for frame in scrolled:
+        assert frame[1 : 1 + len(pins)] == pins
+        assert frame[1 + len(pins)].startswith("│ ↑ ")
+        assert len(frame) == room + 2
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(
+    name=st.text("wé語_", min_size=1, max_size=30),
+    tool_id=st.text("tu語_0", min_size=1, max_size=30),
+    tool_input=st.sampled_from(['{"a": 1}', '{"a": 1', '{"a": [1, 2}', '{"a": 1}{"b": 2}']),
+    columns=st.integers(6, 60),
+)
+def test_the_final_panel_wraps_nowhere_but_in_its_body(
+    name: str, tool_id: str, tool_input: str, columns: int
+) -> None:
+    """At any width, the final panel's header is its live header, cut to the screen, and its
+    footer is wrapped into rows that fit (wide characters counted as two columns)."""
+    out, clock = Screen(tty=True), Clock()
+    term = Terminal(out, color=False, tty=True, size=(columns, 12), clock=clock)  # type: ignore[arg-type]
+    committed: list[str] = []
+    term.line = committed.append  # type: ignore[method-assign,assignment]
+    live: list[list[str]] = []
+    term.live = live.append  # type: ignore[method-assign,assignment]
+    view = ReplayView(term, hide_thinking=False)
+    acc = accumulator("anthropic")
+    body = recording(tool_input, name=name, tool_id=tool_id, text="")
+    for event in iter_events([body]):
+        for update in acc.feed(event):
+            view.update(update)
+        clock.now += 1  # a frame at every event
+    view.end()
+    (panel,) = [text.split("\n") for text in committed if text.startswith("╭─")]
+    assert panel[0] == fit(f"╭─ {name} {tool_id}", columns - 1)
+    assert live and all(fit(frame[0], columns - 1) == panel[0] for frame in live)  # as shown
+    footer = [row for row in panel if row.startswith(("╰─ ", "   "))]
+    assert footer and all(width_of(row) <= columns - 1 for row in footer)
+
+
 # --------------------------------------------------------------------------- the terminal
 
 
@@ -164,16 +244,162 @@ def test_frames_are_drawn_when_due_with_the_text_committed_meanwhile() -> None:
     term = Terminal(out, color=False, tty=True, size=(20, 5), clock=clock)  # type: ignore[arg-type]
     assert term.due()
     term.live(["one", "x" * 30])
-    assert out.text == "one\n" + "x" * 18 + "…" and not term.due()
+    # Drawn without automatic wrapping, the cursor then back at its first line, to wait there.
+    assert out.text == "\x1b[?7lone\n" + "x" * 18 + "…\r\x1b[1A\x1b[?7h" and not term.due()
     term.write("typed ")
     term.write("text\n")
-    assert out.text.endswith("…")  # the text waits for the next frame
+    assert out.text.endswith("\x1b[?7h")  # the text waits for the next frame
     clock.now += 1 / 30
     assert term.due()
     term.live(["two"])
-    assert out.text.endswith("\r\x1b[1A\x1b[Jtyped text\ntwo")
+    assert out.text.endswith("\r\x1b[Jtyped text\n\x1b[?7ltwo\r\x1b[?7h")
     term.clear()
-    assert out.text.endswith("two\r\x1b[J") and term.frames == 3
+    assert out.text.endswith("two\r\x1b[?7h\r\x1b[J") and term.frames == 3
+
+
+def test_a_region_written_again_after_a_resize_is_still_to_be_laid_out() -> None:
+    size = [20, 5]
+    term = Terminal(Screen(), color=False, tty=True, size=size)  # type: ignore[arg-type]
+    term.live(["one"])
+    assert not term.resized
+    size[:] = [10, 5]
+    assert term.resized
+    term.write("text\n")
+    term.flush()  # the text goes above the same lines, laid out for 20 columns
+    assert term.resized
+    term.live(["two"])
+    assert not term.resized
+    term.clear()
+    assert not term.resized
+
+
+class PyteOut:
+    """Standard output on a terminal emulator (pyte) that can be resized, as a terminal is:
+    between two writes, or in the middle of one (``resize(..., during=True)``)."""
+
+    def __init__(self, columns: int, rows: int, rewrap: bool) -> None:
+        self.size = [columns, rows]
+        self.screen = pyte.Screen(columns, rows)
+        self.stream = pyte.ByteStream(self.screen)
+        self.rewrap = rewrap
+        self.pending: tuple[int, int] | None = None
+        self.resized_during = False
+
+    def resize(self, columns: int, rows: int, during: bool) -> None:
+        # In the middle of a write, only a terminal that cuts its lines: one that rewraps the
+        # lines of a region half drawn moves them in a way no program can know.
+        if during and not self.rewrap:
+            self.pending = (columns, rows)
+        else:
+            self._resize(columns, rows)
+
+    def _resize(self, columns: int, rows: int) -> None:
+        self.size[:] = [columns, rows]
+        resize_screen(self.screen, columns, rows, self.rewrap)
+
+    def write(self, text: str) -> int:
+        data = text.replace("\n", "\r\n").encode()  # as a pty's ONLCR makes it
+        if self.pending is not None and len(data) > 1:
+            self.stream.feed(data[: len(data) // 2])
+            self._resize(*self.pending)
+            self.pending, self.resized_during = None, True
+            data = data[len(data) // 2 :]
+        self.stream.feed(data)
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+    def rows(self) -> list[str]:
+        return [line.rstrip() for line in self.screen.display]
+
+
+STEP = st.one_of(
+    st.tuples(st.just("text"), st.text("ab \n", max_size=150)),
+    st.tuples(st.just("live"), st.lists(st.integers(0, 140), max_size=40)),
+    st.tuples(st.just("resize"), st.integers(8, 120), st.integers(2, 40), st.booleans()),
+)
+
+
+@settings(max_examples=examples(100), deadline=None)
+@given(
+    columns=st.integers(8, 120),
+    rows=st.integers(2, 40),
+    steps=st.lists(STEP, max_size=12),
+    rewrap=st.booleans(),
+)
+def test_the_live_region_leaves_nothing_stale_whatever_the_resizes(
+    columns: int, rows: int, steps: list[Any], rewrap: bool
+) -> None:
+    """Text committed, live regions drawn and the terminal resized in any order (narrower,
+    wider, shorter, taller; rewrapping its lines or cutting them, even in the middle of a
+    write): each region drawn at a size that held still shows its lines from the row the
+    cursor is on, and no line of an earlier region is left anywhere on the screen."""
+    out = PyteOut(columns, rows, rewrap)
+    term = Terminal(out, color=False, tty=True, size=out.size)  # type: ignore[arg-type]
+    for step in steps:
+        if step[0] == "text":
+            term.write(step[1])
+            term.flush()
+        elif step[0] == "resize":
+            out.resize(*step[1:])
+        else:
+            out.resized_during = False
+            lines = [f"L{i}" + "x" * width for i, width in enumerate(step[1])]
+            term.live(lines)
+            if out.resized_during:
+                continue
+            width, height = out.size
+            shown = [fit(line, width - 1) for line in lines[-max(1, height - 1) :]]
+            screen, top = out.rows(), out.screen.cursor.y
+            assert screen[top : top + len(shown)] == shown
+            assert not [row for row in screen[:top] + screen[top + len(shown) :] if "L" in row]
+    term.clear()
+    assert not [row for row in out.rows() if "L" in row]
+
+
+def test_a_resize_is_drawn_while_the_input_waits() -> None:
+    """Standard input with nothing for now: the view is told again and again while it waits,
+    and a terminal resized meanwhile gets the panel drawn anew for its new size, though
+    nothing changed in it."""
+    size = [100, 30]
+    term = Terminal(Screen(), color=False, tty=True, size=size)  # type: ignore[arg-type]
+    view = ReplayView(term, hide_thinking=False)
+    acc = accumulator("anthropic")
+    body = recording(json.dumps({"path": "a.txt", "content": "x" * 5000}))
+    for event in list(iter_events([body]))[:-3]:  # the call still streaming
+        for update in acc.feed(event):
+            view.update(update)
+    view.tick(force=True)
+    frames = term.frames
+    read, write = os.pipe()
+    idled: list[int] = []
+    sent = threading.Lock()
+
+    def send() -> None:  # the input comes: after the fourth idle(), or in 5 s at the latest
+        if sent.acquire(blocking=False):
+            os.write(write, b"more")
+            os.close(write)
+
+    def idle() -> None:
+        idled.append(term.frames)
+        if len(idled) == 2:
+            size[:] = [40, 12]  # the terminal is resized while the input waits
+        view.tick(force=True)
+        if len(idled) == 4:
+            send()
+
+    source = Source(os.fdopen(read, "rb"), "standard input", owned=True)
+    late = threading.Timer(5, send)
+    late.start()
+    try:
+        assert b"".join(source.chunks(16, idle)) == b"more"
+    finally:
+        late.cancel()
+        source.close()
+    assert len(idled) >= 4
+    assert idled[:2] == [frames, frames]  # nothing changed: nothing drawn
+    assert term.frames == frames + 1 and not term.resized  # drawn once, for the new size
 
 
 # --------------------------------------------------------------------------- the cost
@@ -228,10 +454,16 @@ def lines(size: int) -> bytes:
     return recording(json.dumps({"path": "a.txt", "content": text}))
 
 
+def members(size: int) -> bytes:
+    tool_input: dict[str, Any] = {f"k{i}": i for i in range(size // 20)}
+    tool_input["content"] = "line\n" * (size // 10)
+    return recording(json.dumps(tool_input))
+
+
 @pytest.mark.parametrize(
     ("make", "size"),
-    [(single_line, 25_000), (records, 10_000), (lines, 25_000)],
-    ids=["single-line string", "list of records", "file of lines"],
+    [(single_line, 25_000), (records, 10_000), (lines, 25_000), (members, 10_000)],
+    ids=["single-line string", "list of records", "file of lines", "many members"],
 )
 def test_replay_on_a_terminal_is_linear(
     make: Callable[[int], bytes], size: int, monkeypatch: pytest.MonkeyPatch

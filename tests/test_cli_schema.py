@@ -45,9 +45,16 @@ def checked_pos(path: Path) -> int:
 
 
 def replay(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, list[str]]:
+    """The exit status and the lines of a replay: 1 with the one line on standard error that
+    says why when a call breaks its schema, 0 with nothing there otherwise."""
     status = cli.main(["replay", *args])
     out, err = capsys.readouterr()
-    assert err == ""
+    if status:
+        assert status == 1 and err.count("\n") == 1
+        assert re.fullmatch(r"jsonsnap: \d+ of \d+ tool calls? (is|are) not fit to run: .*\n", err)
+        assert " breaks its schema: " in err
+    else:
+        assert err == ""
     return status, out.splitlines()
 
 
@@ -58,7 +65,7 @@ def test_a_violation_is_marked_in_its_panel_and_the_summary(
     path: Path, name: str, pointer: str, message: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     status, lines = replay(capsys, str(path), "--schema", str(request_of(path)))
-    assert status == 0  # the stream is fine: its arguments are what is wrong
+    assert status == 1  # the stream is fine, but a call's arguments are not
     pos = checked_pos(path)
     panel = lines[lines.index(next(line for line in lines if line.startswith(f"╭─ {name} "))) :]
     marks = [line for line in panel if line.startswith("│ ✗")]
@@ -108,17 +115,18 @@ def test_every_shape_of_schema_file_gives_the_same(
 def test_without_a_schema_only_what_the_stream_repeats_is_checked(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    _, lines = replay(capsys, str(ANTHROPIC))  # a Messages stream does not repeat its tools
-    assert not any("✗" in line for line in lines)
+    status, lines = replay(capsys, str(ANTHROPIC))  # a Messages stream does not repeat its tools
+    assert status == 0 and not any("✗" in line for line in lines)
     assert sum(line.startswith("╰─ ✓ final") for line in lines) == 2
-    _, lines = replay(capsys, str(RESPONSES))  # the response repeats the request's tools
+    status, lines = replay(capsys, str(RESPONSES))  # the response repeats the request's tools
+    assert status == 1
     assert sum(line.startswith("│ ✗ /seating: ") for line in lines) == 1
     assert "✗ invalid: book_table /seating:" in lines[-1]
     # --schema wins over what the stream repeats.
     mine = tmp_path / "patio.json"
     mine.write_text(json.dumps({"book_table": {"type": "object"}}), "utf-8")
-    _, lines = replay(capsys, str(RESPONSES), "--schema", str(mine))
-    assert not any("✗" in line for line in lines)
+    status, lines = replay(capsys, str(RESPONSES), "--schema", str(mine))
+    assert status == 0 and not any("✗" in line for line in lines)
 
 
 def test_what_a_violation_shows_is_cleaned(
@@ -131,8 +139,11 @@ def test_what_a_violation_shows_is_cleaned(
     schema = tmp_path / "schema.json"
     schema.write_text(json.dumps({"additionalProperties": {"type": "string"}}), "utf-8")
     status = cli.main(["replay", str(path), "--schema", str(schema)])
-    out = capsys.readouterr().out
-    assert status == 0 and stray_controls(out.encode()) == []
+    out, err = capsys.readouterr()
+    assert status == 1 and stray_controls(out.encode()) == stray_controls(err.encode()) == []
+    assert err.startswith(
+        "jsonsnap: 1 of 1 tool call is not fit to run: tool 't\\x1b[2Jool' (1) input breaks"
+    )
     marks = [line for line in out.splitlines() if line.startswith("│ ✗ ")]
     assert len(marks) == 1 and marks[0].startswith("│ ✗ /k␛]0;pwned␇")
     assert "✗ invalid: t␛[2Jool /k␛]0;pwned␇" in out.splitlines()[-1]
@@ -169,7 +180,7 @@ def test_the_live_panel_shows_the_violation_in_red_while_the_call_streams() -> N
     # 0.04 s between events: a frame at every event.
     args = ["replay", str(ANTHROPIC), "--schema", str(request_of(ANTHROPIC)), "--speed", "0.3"]
     run = run_in_pty(args, columns=72, rows=20)
-    assert run.returncode == 0
+    assert run.returncode == 1
     frames = run.frames()
     live = [f for f in frames if any("… streaming" in line and "✗ invalid" in line for line in f)]
     assert live, "no frame showed the call streaming with its violation"
@@ -195,7 +206,7 @@ def test_the_live_panel_shows_the_violation_in_red_while_the_call_streams() -> N
 def test_no_color_keeps_the_marks_as_plain_text() -> None:
     args = ["replay", str(CHAT), "--schema", str(request_of(CHAT)), "--no-delay"]
     run = run_in_pty(args, env={"NO_COLOR": "1"})
-    assert run.returncode == 0 and not SGR.search(run.output.decode("utf-8"))
+    assert run.returncode == 1 and not SGR.search(run.output.decode("utf-8"))
     screen = "\n".join(run.screen())
     assert "│ ✗ /priority: expected one of 'low', 'medium', 'high'" in screen
     assert "✗ invalid: create_ticket /priority:" in screen

@@ -5,9 +5,10 @@
   (:class:`jsonsnap.streams.Accumulator`): the command line knows no protocol by name, so
   adding one to the registry adds it here.
 - Input comes from a file, standard input or the example recording (:class:`Source`), read in
-  the pieces it arrives in; before a read that would wait, the caller is told (``idle``), to
-  draw what is pending. :func:`events` decodes it: AWS event stream messages (Bedrock's binary
-  framing) when its first bytes are a prelude that checks out, server-sent events otherwise.
+  the pieces it arrives in; before a read that would wait, and every :data:`IDLE_EVERY` s of
+  the wait, the caller is told (``idle``), to draw what is pending (or what a resize
+  changed). :func:`events` decodes it: AWS event stream messages (Bedrock's binary framing)
+  when its first bytes are a prelude that checks out, server-sent events otherwise.
 - Option values are checked by argparse with the types below, so that a bad one is a usage
   error of its subcommand; every wait is capped (:data:`MAX_WAIT`). ``--schema FILE`` is read
   and compiled once, there (:func:`schema_file`).
@@ -231,12 +232,22 @@ def schema_file(path: str) -> dict[str, Schema]:
 # --------------------------------------------------------------------------- input
 
 
-def _would_wait(fd: int) -> bool:
-    """Whether reading ``fd`` now would wait for more input."""
+#: While the input has nothing for us, how often ``idle()`` is called again, in seconds: a
+#: terminal resized meanwhile gets its live region drawn anew without waiting for input.
+IDLE_EVERY = 0.1
+
+
+def _wait(fd: int, idle: Callable[[], None]) -> None:
+    """Until ``fd`` has input: ``idle()`` before the wait, and again every
+    :data:`IDLE_EVERY` seconds of it (once, where ``fd`` cannot be watched)."""
     try:
-        return not select.select([fd], [], [], 0)[0]
+        if select.select([fd], [], [], 0)[0]:
+            return
+        idle()
+        while not select.select([fd], [], [], IDLE_EVERY)[0]:
+            idle()
     except (OSError, ValueError):
-        return True
+        idle()
 
 
 class Source:
@@ -281,14 +292,15 @@ class Source:
         raise CommandError(f"the example recording ({EXAMPLE}) is not installed")
 
     def chunks(self, size: int, idle: Callable[[], None] | None = None) -> Iterator[bytes]:
-        """The bytes, at most ``size`` at a time; ``idle()`` before a read that would wait."""
+        """The bytes, at most ``size`` at a time; ``idle()`` before a read that would wait,
+        and now and then while it waits."""
         try:
             fd = self.file.fileno()
         except (AttributeError, OSError, ValueError):
             fd = -1
         while True:
-            if idle is not None and fd >= 0 and _would_wait(fd):
-                idle()
+            if idle is not None and fd >= 0:
+                _wait(fd, idle)
             try:
                 chunk = os.read(fd, size) if fd >= 0 else self.file.read(size)
             except OSError as exc:

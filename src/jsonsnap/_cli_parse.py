@@ -51,8 +51,10 @@ class ParseView:
         self.size = 0  # bytes read
 
     def tick(self, force: bool = False) -> None:
-        """Draw the snapshot if it changed, when a frame is due (or ``force``)."""
-        if not (self.live and self.dirty and (force or self.term.due())):
+        """Draw the snapshot if it changed (or the terminal was resized), when a frame is due
+        (or ``force``)."""
+        changed = self.dirty or self.term.resized
+        if not (self.live and changed and (force or self.term.due())):
             return
         value = self.parser.snapshot(_NOTHING)
         if value is _NOTHING:

@@ -10,20 +10,28 @@ times a second, so they cost what the screen shows, not what the value holds: me
 elements are visited from the end and only until the screen is full, indented JSON is laid
 out backwards (:func:`pretty_tail`, with no recursion, whatever the depth), a long line is cut
 out of its string before anything else touches it, and the last line of a text (the one
-growing) is wrapped, to show its end.
+growing) is wrapped, to show its end. When the tail cannot show a whole tool input, its
+scalar members (a ``path``, a ``mode``...) are pinned above it (:func:`pinned_lines`), so that a
+long argument streaming does not scroll the short ones out of sight.
 
 Every line returned is cleaned (:func:`jsonsnap._terminal.clean`) and has no trailing spaces.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
+from itertools import islice
 from typing import Any
 
 from ._terminal import clean, fit_tail, json_text, width_of, wrap
 
 #: Under a key, each line of a text starts with this.
 GUTTER = "  │ "
+#: How many of the first members of a tool input are looked at for scalars to pin.
+PIN_SCAN = 64
+#: How many members above a tail have their lines counted (``↑ N more lines above``); with
+#: more, it says ``↑ more above``: a frame costs what it shows, not what the value holds.
+COUNTED = 256
 
 
 def _key(key: Any, limit: int) -> str:
@@ -192,15 +200,18 @@ def _member_tail(key: Any, value: Any, columns: int, last: int) -> tuple[list[st
     return lines, None if more else 0
 
 
-def tail_lines(snapshot: Any, columns: int, last: int) -> tuple[list[str], int | None]:
+def tail_lines(
+    snapshot: Any, columns: int, last: int, skip: Collection[Any] = ()
+) -> tuple[list[str], int | None]:
     """The last ``last`` lines of :func:`body_lines` as a screen of ``columns`` shows them (the
-    last line of a text wrapped), and how many lines were left out above them: 0 when none,
-    ``None`` when some, not counted. Costs what the lines shown cost."""
+    last line of a text wrapped), without the members named in ``skip``, and how many lines
+    were left out above them: 0 when none, ``None`` when some, not counted. Costs what the
+    lines shown cost."""
     if not isinstance(snapshot, dict):
         lines, more = pretty_tail(snapshot, last, columns)
         return lines, None if more else 0
     shown: list[str] = []
-    members = reversed(snapshot.items())
+    members = ((k, v) for k, v in reversed(snapshot.items()) if k not in skip)
     hidden: int | None = 0
     for key, value in members:
         lines, hidden = _member_tail(key, value, columns, last - len(shown))
@@ -209,16 +220,39 @@ def tail_lines(snapshot: Any, columns: int, last: int) -> tuple[list[str], int |
             break
     else:
         return shown, 0
-    for key, value in members:  # the members above
+    for counted, (key, value) in enumerate(members):  # the members above
         if hidden is None:
             break
-        count = _line_count(key, value, columns)
+        count = _line_count(key, value, columns) if counted < COUNTED else None
         hidden = None if count is None else hidden + count
     return shown, hidden
 
 
+def pinned_lines(snapshot: Any, columns: int, most: int) -> tuple[list[str], list[Any]]:
+    """The scalar members of a tool input (numbers, booleans, nulls, strings of one short
+    line), as :func:`body_lines` shows them, to keep in sight above the tail of a long one:
+    at most ``most``, from among its first :data:`PIN_SCAN` members (what a frame costs does
+    not grow with the members). Also their keys (for ``tail_lines(skip=)``)."""
+    if not isinstance(snapshot, dict) or most <= 0:
+        return [], []
+    lines: list[str] = []
+    keys: list[Any] = []
+    for key, value in islice(snapshot.items(), PIN_SCAN):
+        if isinstance(value, (dict, list)) or (
+            isinstance(value, str) and not _short_string(value, columns)
+        ):
+            continue
+        lines.append(f"{_key(key, columns)}: {clean(json_text(value))}")
+        keys.append(key)
+        if len(keys) == most:
+            break
+    return lines, keys
+
+
 def _line_count(key: Any, value: Any, columns: int) -> int | None:
     """How many lines :func:`body_lines` gives a member, when that is cheap to tell."""
+    if not isinstance(value, (str, dict, list)):
+        return 1
     if isinstance(value, str):
         return 1 if _short_string(value, columns) else value.count("\n") + 2
     if _small(value, 2 * columns):

@@ -16,6 +16,11 @@ arguments are checked as they stream: a violation is marked in its panel from th
 found it (the path in the arguments and the message, in red), the panel stays live until the
 call ends, and the summary says which call is invalid, and why.
 
+The replay fails (exit status 1) on a stream error, and when a tool call is not fit to run
+(its input invalid, cut off, unfinished, or breaking its schema: :func:`unfit`); the reason is
+one line on standard error, written after everything else, so that it starts a line of its
+own where both outputs share a pipe.
+
 Everything that came from the stream is cleaned before it is shown; errors go to standard
 error.
 """
@@ -43,8 +48,8 @@ from ._cli import (
     protocol_of,
     protocols,
 )
-from ._cli_render import body_lines, tail_lines
-from ._terminal import FPS, Terminal, clean, json_text, plural
+from ._cli_render import body_lines, pinned_lines, tail_lines
+from ._terminal import FPS, Terminal, clean, fit, json_text, plural, wrap
 from .bedrock import EventStreamMessage, event_of
 
 # Seconds between two events of a recording at --speed 1: a file's few hundred events take a
@@ -99,7 +104,7 @@ class ReplayView:
         term = self.term
         if not (force or (term.tty and term.due())):
             return
-        if self.dirty and self.panels and term.tty:
+        if (self.dirty or term.resized) and self.panels and term.tty:
             term.live(self._live_lines())
         else:
             term.flush()
@@ -182,21 +187,32 @@ class ReplayView:
         return f"… streaming, {size}", "dim"
 
     def _whole(self, tool: ToolInput, ended: bool) -> list[str]:
-        """A finished panel, whole: its arguments, and its status (wrapped on a terminal)."""
+        """A finished panel, whole: its arguments, and its status and marks wrapped on a
+        terminal, its header cut as the live one is (so that none of them wraps)."""
         term = self.term
         columns = term.size.columns
         body = body_lines(tool.snapshot, columns - 2)
         status, colour = self._status(tool, ended)
-        wrapped = textwrap.wrap(status, max(20, columns - 4)) if term.tty else [status]
+        wrapped = self._wrap(status, columns - 4)
         footer = ["╰─ " + term.style(wrapped[0], colour)]
         footer += ["   " + term.style(line, colour) for line in wrapped[1:]]
         marks = []
         for mark in self._violations(tool):
-            rows = textwrap.wrap(mark, max(20, columns - 4)) if term.tty else [mark]
+            rows = self._wrap(mark, columns - 5)
             marks += [
                 ("│ " if i == 0 else "│   ") + term.style(row, "red") for i, row in enumerate(rows)
             ]
-        return [self._header(tool), *(f"│ {line}".rstrip() for line in body), *marks, *footer]
+        header = fit(self._header(tool), columns - 1) if term.tty else self._header(tool)
+        return [header, *(f"│ {line}".rstrip() for line in body), *marks, *footer]
+
+    def _wrap(self, text: str, columns: int) -> list[str]:
+        """``text`` in rows of at most ``columns`` columns on a terminal (at spaces where it
+        can, counting wide characters as two); one row in a pipe."""
+        if not self.term.tty:
+            return [text]
+        columns = max(1, columns)
+        rows = [row for line in textwrap.wrap(text, columns) for row in wrap(line, columns)]
+        return rows or [""]
 
     def _violations(self, tool: ToolInput, most: int = 3) -> list[str]:
         """A line for each of the first violations of the schema: where, what, which char."""
@@ -211,7 +227,8 @@ class ReplayView:
         return lines
 
     def _live_lines(self) -> list[str]:
-        """The panels still streaming, each its last lines that fit the screen."""
+        """The panels still streaming, each its last lines that fit the screen, under its
+        scalar arguments when the whole does not fit."""
         columns, rows = self.term.size
         height = max(3, (rows - 2) // len(self.panels) - 2)
         lines: list[str] = []
@@ -219,10 +236,13 @@ class ReplayView:
             marks = [self.term.style(mark, "red") for mark in self._violations(tool, 2)]
             room = max(2, height - len(marks))
             body, hidden = tail_lines(tool.snapshot, columns - 3, room)
-            if hidden != 0:
-                body, hidden = tail_lines(tool.snapshot, columns - 3, room - 1)
+            if hidden != 0:  # pinned: up to half the room, the tail keeping two lines at least
+                pins, keys = pinned_lines(tool.snapshot, columns - 3, min(room // 2, room - 3))
+                body, hidden = tail_lines(tool.snapshot, columns - 3, room - 1 - len(pins), keys)
                 above = "more" if hidden is None else plural(hidden, "more line")
-                body.insert(0, self.term.style(f"↑ {above} above", "dim"))
+                body[:0] = (
+                    [*pins, self.term.style(f"↑ {above} above", "dim")] if hidden != 0 else pins
+                )
             status, colour = self._status(tool, False)
             lines += [self._header(tool), *("│ " + line for line in body + marks)]
             lines.append("╰─ " + self.term.style(status, colour))
@@ -236,6 +256,22 @@ def _settled(tool: ToolInput) -> bool:
 
 
 # --------------------------------------------------------------------------- the summary
+
+
+def unfit(tools: list[ToolInput]) -> str | None:
+    """Why a whole stream still fails: some of its tool calls are not fit to run (their input
+    invalid JSON, cut off, unfinished, or breaking its schema), the first one said as
+    ``final()`` says it; ``None`` when every call is."""
+    bad = [tool for tool in tools if tool.status != "complete"]
+    if not bad:
+        return None
+    try:
+        bad[0].final()
+        why = "not fit to run"  # pragma: no cover - final() raises for every status but one
+    except ValueError as exc:
+        why = _said(str(exc), 300)
+    count = f"{len(bad)} of {plural(len(tools), 'tool call')}"
+    return f"{count} {'is' if len(bad) == 1 else 'are'} not fit to run: {why}"
 
 
 def ending(result: dict[str, Any]) -> str | None:
@@ -313,6 +349,8 @@ class Replay:
         self.repair: bool = args.repair
         self.compatible: bool = args.compatible
         self.accumulator: Accumulator | None = None
+        #: Why the replay fails (a line for standard error, after the summary), if it does.
+        self.failure: str | None = None
         self.pending: list[Any] = []  # read before the protocol was told
         self.events = self.objects = 0
         self.first: str | None = None  # the type of the first event of no known protocol
@@ -323,7 +361,7 @@ class Replay:
             self.delay = min(EVENT_DELAY / (args.speed or 1.0), MAX_WAIT)
 
     def run(self) -> int:
-        """Play the stream; the exit status."""
+        """Play the stream; the exit status (:attr:`failure` says why it is 1)."""
         status = 0
         try:
             for event in events(self.source.chunks(65536, self.idle)):
@@ -333,20 +371,25 @@ class Replay:
                     if self.view is not None:
                         self.view.tick(force=self.delay >= 1 / FPS)
                     time.sleep(self.delay)
-            if self.accumulator is None:
-                raise CommandError(_what_it_is(self.source, self.events, self.objects, self.first))
-            self._show(self.accumulator.close())
+            if self.accumulator is not None:
+                self._show(self.accumulator.close())
         except StreamError as exc:
-            self._end()
-            print(f"jsonsnap: stream error: {clean(str(exc))}", file=sys.stderr, flush=True)
+            self.failure = f"stream error: {clean(str(exc))}"
             status = 1
+        except CommandError as exc:  # the input could not be read to its end
+            self.failure = str(exc)
+            status = exc.status
         except KeyboardInterrupt:
             self._end()
             if self.view is not None:
                 self.term.line(self.term.style("interrupted", "yellow"))
-            status = 130
-        else:
-            self._end()
+            return 130
+        self._end()
+        if self.accumulator is None and status == 0:
+            raise CommandError(_what_it_is(self.source, self.events, self.objects, self.first))
+        if status == 0:
+            self.failure = unfit(self.accumulator.tool_calls()) if self.accumulator else None
+            status = 0 if self.failure is None else 1
         return status
 
     def idle(self) -> None:
@@ -435,4 +478,6 @@ def replay(args: argparse.Namespace) -> int:
         line = summary(run.result, counts, invalid, finish)
         term.line(term.style(line, "red" if invalid else "dim"))
     term.flush()
+    if run.failure is not None:  # after the output, which always ends its last line
+        print(f"jsonsnap: {run.failure}", file=sys.stderr, flush=True)
     return status

@@ -2,11 +2,15 @@
 
 Output has two parts. Committed text (what a stream typed, finished panels) is written once
 and scrolls away like any output. The live region (the panels of the tool calls still
-streaming, the value being parsed) sits under it and is redrawn in place: erased by moving the
-cursor back to its first line and clearing to the end of the screen, then drawn again. Its
-lines are cut to the terminal's width (counting East Asian wide characters as two columns), so
-none wraps and the cursor arithmetic stays exact; it never grows taller than the screen, so
-the part that scrolled out of sight never needs erasing.
+streaming, the value being parsed) sits under it and is redrawn in place. Once drawn, the
+cursor waits at the start of its first line, so erasing it is a clear to the end of the screen
+from there, whatever happened to its lines meanwhile: a terminal resized narrower cuts them or
+rewraps them onto more rows (most do), and either way they still start where the cursor is.
+Its lines are cut to the terminal's width (counting East Asian wide characters as two
+columns) and drawn with automatic wrapping off, so none wraps even if the terminal shrank
+while it was being drawn; it never grows taller than the screen, so drawing it scrolls at most
+what is above it, never itself. A resize is noticed at the next frame
+(:attr:`Terminal.resized`), which then draws the region anew for the new size.
 
 A terminal costs about what a pipe costs: the live region is redrawn at most ``FPS`` times a
 second (:meth:`Terminal.due` says when a frame is due, by a monotonic clock; the caller draws
@@ -31,11 +35,15 @@ import re
 import shutil
 import time
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
 _CSI = "\x1b["
 _STYLE = re.compile(r"(\x1b\[[0-9;]*m)")  # what Terminal.style adds, kept by split()
+# Automatic wrapping off while the live region is drawn, and on again: a line drawn for a
+# wider screen than the one it lands on (the terminal was resized meanwhile) is cut at the
+# margin instead of taking two rows, so going back up by the count of lines is always exact.
+_NO_WRAP, _WRAP = f"{_CSI}?7l", f"{_CSI}?7h"
 _STYLES = {"bold": "1", "dim": "2", "red": "31", "green": "32", "yellow": "33", "cyan": "36"}
 #: Redraws of the live region per second, at most.
 FPS = 30
@@ -158,8 +166,8 @@ def plural(count: int, noun: str) -> str:
 class Terminal:
     """Committed text and one live region on ``out``; plain output when it is not a tty.
 
-    ``size`` (columns, lines) and ``clock`` stand in for the terminal's and the monotonic
-    clock, for tests."""
+    ``size`` (columns, lines: read at each use, so a list changed in place stands in for a
+    resize) and ``clock`` stand in for the terminal's and the monotonic clock, for tests."""
 
     def __init__(
         self,
@@ -167,7 +175,7 @@ class Terminal:
         *,
         color: bool | None = None,
         tty: bool | None = None,
-        size: tuple[int, int] | None = None,
+        size: Sequence[int] | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.out = out
@@ -183,6 +191,7 @@ class Terminal:
         self._clock = clock
         self._drawn = -math.inf  # when the live region was last drawn
         self._live: list[str] = []
+        self._live_size: tuple[int, ...] | None = None  # the size it was drawn for
         self._queued: list[str] = []  # committed text waiting for the next frame
         self._at_line_start = True
         #: How many times the live region was drawn.
@@ -199,6 +208,12 @@ class Terminal:
             return shutil.get_terminal_size((80, 24))
         # A pty nobody gave a size says 0x0: draw for the usual size rather than for none.
         return size if size.columns and size.lines else os.terminal_size((80, 24))
+
+    @property
+    def resized(self) -> bool:
+        """Whether the live region on the screen was drawn for another size than the
+        terminal's now (the next frame should draw it anew)."""
+        return bool(self._live) and self._live_size != tuple(self.size)
 
     def style(self, text: str, *names: str) -> str:
         """``text`` in the named styles (``"bold"``, ``"dim"``, colours), when colour is on."""
@@ -230,26 +245,15 @@ class Terminal:
         """Show ``lines`` (already cleaned and styled) as the live region, in place of the last
         ones, with the text committed meanwhile above them; cut to the screen. Nothing happens
         without a terminal."""
-        if not self.tty:
-            return
-        columns, rows = self.size
-        self._redraw([fit(line, columns - 1) for line in lines[-max(1, rows - 1) :]])
+        if self.tty:
+            self._redraw(lines)
 
     def flush(self) -> None:
         """Write what waits (text committed under a live region), and flush: a frame."""
-        if self._queued:
-            self._redraw(self._live)
+        if self._queued:  # the same lines again: still laid out for the size they were
+            self._redraw(self._live, again=True)
         self.out.flush()
         self._drawn = self._clock()
-
-    def commit(self) -> None:
-        """Leave the live region on the screen as committed text; the next one starts below."""
-        if self._live:
-            self._redraw(self._live)
-            self.out.write("\n")
-            self._live = []
-            self._at_line_start = True
-        self.flush()
 
     def clear(self) -> None:
         """Erase the live region (and write the text waiting above it)."""
@@ -257,11 +261,16 @@ class Terminal:
             self._redraw([])
         self.flush()
 
-    def _redraw(self, lines: list[str]) -> None:
+    def _redraw(self, lines: list[str], again: bool = False) -> None:
+        """Erase the live region, write the text waiting, and draw ``lines``, cut to the
+        screen as it is now (none may wrap: the cursor goes back up by their count); ``again``
+        when they are the lines on the screen, laid out for the size they were."""
         out = self.out
-        if self._live:  # back to its first line, which starts where the committed text ends
-            up = len(self._live) - 1
-            out.write("\r" + (f"{_CSI}{up}A" if up else "") + f"{_CSI}J")
+        size = tuple(self.size)
+        columns, rows = size
+        lines = [fit(line, columns - 1) for line in lines[-max(1, rows - 1) :]]
+        if self._live:  # the cursor waits at its first line: erase from there
+            out.write(f"\r{_CSI}J")
         out.write("".join(self._queued))
         self._queued.clear()
         if lines:
@@ -271,8 +280,13 @@ class Terminal:
             if not self._at_line_start:  # the live region starts a line of its own
                 text = "\n" + text
                 self._at_line_start = True
-            out.write(text)
+            up = len(lines) - 1  # back to its first line, to wait there
+            out.write(
+                f"{_NO_WRAP}{text}\r{_CSI}{up}A{_WRAP}" if up else f"{_NO_WRAP}{text}\r{_WRAP}"
+            )
         self._live = lines
+        if not again:
+            self._live_size = size if lines else None
         self._drawn = self._clock()
         self.frames += 1
         out.flush()
