@@ -24,6 +24,7 @@ from types import UnionType
 from typing import Any, ClassVar, TypeVar, get_origin
 
 from . import Schema, SchemaDefinitionError, SchemaError
+from ._errors import describe as describe  # (here too: the accumulators import it from here)
 from ._streamed_json import StructuredOutput, ToolInput, ToolSchemas
 from .sse import ServerSentEvent
 
@@ -395,18 +396,6 @@ def copy_data(value: Mapping[str, Any]) -> dict[str, Any]:
                 item = copy
             target[key] = item
     return root
-
-
-def describe(value: Any) -> str:
-    """A short, safe description of a value for an error message."""
-    if isinstance(value, str):
-        return repr(value) if len(value) <= 40 else repr(value[:40]) + "..."
-    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
-        return "a very large int"
-    if value is None or isinstance(value, (bool, int, float)):
-        return repr(value)
-    name = type(value).__name__
-    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
 
 
 def error_from(
