@@ -31,6 +31,7 @@ from typing import IO, Any
 
 from . import JSONDecodeError, Schema, loads
 from ._eventstream import PRELUDE
+from ._streams import BODY_HEAD, body_kind
 from .bedrock import EventStreamDecoder, EventStreamMessage, event_of, starts_eventstream
 from .sse import ServerSentEvent, iter_events
 from .streams import PROTOCOLS, Accumulator, StreamError, ToolInput, Update, detect, tool_schemas
@@ -44,6 +45,7 @@ __all__ = [
     "ToolInput",
     "Update",
     "accumulator",
+    "body_kind",
     "echoed_tools",
     "events",
     "protocol_of",
@@ -242,8 +244,8 @@ def _would_wait(fd: int) -> bool:
 class Source:
     """The input of a command, read in the pieces it arrives in."""
 
-    #: How many of the first bytes are kept, to say what the input is.
-    HEAD = 512
+    #: How many of the first bytes are kept, to say what the input is (:func:`body_kind`).
+    HEAD = BODY_HEAD
 
     def __init__(self, file: IO[bytes], name: str, *, owned: bool = True) -> None:
         self.file = file
