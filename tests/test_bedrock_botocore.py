@@ -295,10 +295,10 @@ def test_the_sdks_stream_goes_to_read_as_it_is() -> None:
 def test_boto3s_error_for_an_exception_event_ends_the_stream() -> None:
     """boto3 raises its own EventStreamError for an exception event as its stream is
     iterated: the accumulator never sees the event. read() and updates() end the stream when
-    the iterable raises (the error goes on): the call it cut is incomplete, as from the raw
-    body, not streaming for ever."""
+    the iterable raises (the error goes on): the call it cut is incomplete, not streaming for
+    ever (from the raw body, the accumulator sees the event, raises, and stays open)."""
     want, error = raw_result("converse_throttled")
-    assert error is not None and want.closed
+    assert error is not None
     for read in (
         lambda acc: acc.read(client_stream("converse_throttled")),
         lambda acc: list(acc.updates(client_stream("converse_throttled"))),

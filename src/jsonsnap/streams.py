@@ -307,10 +307,11 @@ class Accumulator(EventChecks, SchemaChecks):
         """What each event of a body does: ``body`` is the HTTP body of an event stream (its
         chunks, as ``response.iter_bytes()`` gives them, or the whole of it as ``bytes`` or
         ``str``), or an iterable of events (the SDK's stream). Closes the stream at its end,
-        and when the body raises (its iterable, as boto3's stream does for an exception event,
-        or one of its events): the exception goes on, and a tool input cut short is
-        ``"incomplete"``. A body that brings no event is refused with a :class:`StreamError`
-        that says what it is."""
+        and when the body fails (its iterable raises, as boto3's stream does for an exception
+        event, or its framing is broken): the exception goes on, and a tool input cut short is
+        ``"incomplete"``. (An error an event reports raises :class:`StreamError` as
+        ``feed()`` does, and leaves the stream open.) A body that brings no event is refused
+        with a :class:`StreamError` that says what it is."""
         return self._read(body, "updates")
 
     def _body_decoder(self) -> BodyDecoder:
@@ -326,15 +327,9 @@ class Accumulator(EventChecks, SchemaChecks):
         seen = BodyHead()
 
         def run() -> Iterator[Update]:
-            try:
-                for item in items:
-                    yield from self._take(item, decoder, seen)
-                seen.ended = True
-                for event in decoder.close():
+            for events in self._events(items, decoder, seen):
+                for event in events:
                     yield from self.feed(event)
-            except BaseException as exc:
-                self._broken(exc, seen)
-                raise
             yield from self._ended(seen)
 
         return run()
@@ -349,21 +344,37 @@ class Accumulator(EventChecks, SchemaChecks):
         seen = BodyHead()
 
         async def run() -> AsyncIterator[Update]:
-            try:
-                async for item in items:
-                    for update in self._take(item, decoder, seen):
-                        yield update
-                seen.ended = True
-                for event in decoder.close():
+            async for events in self._aevents(items, decoder, seen):
+                for event in events:
                     for update in self.feed(event):
                         yield update
-            except BaseException as exc:
-                self._broken(exc, seen)
-                raise
             for update in self._ended(seen):
                 yield update
 
         return run()
+
+    def _events(
+        self, items: Iterable[Any], decoder: BodyDecoder, seen: BodyHead
+    ) -> Iterator[list[Any]]:
+        """The events of each item of a body (a chunk decoded, or an event), then the
+        decoder's last ones. When the body itself fails (its iterable or its decoder raises),
+        the stream is ended first (:meth:`_failing`); an event's own error is ``feed()``'s,
+        and leaves the stream open, as ``feed()`` does."""
+        with self._failing(seen):
+            for item in items:
+                yield self._decoded(item, decoder, seen)
+            seen.ended = True
+            yield decoder.close()
+
+    async def _aevents(
+        self, items: AsyncIterable[Any], decoder: BodyDecoder, seen: BodyHead
+    ) -> AsyncIterator[list[Any]]:
+        """:meth:`_events` of an async body."""
+        with self._failing(seen):
+            async for item in items:
+                yield self._decoded(item, decoder, seen)
+            seen.ended = True
+            yield decoder.close()
 
     def _ended(self, seen: BodyHead) -> list[Update]:
         """The body is over: close the stream (refused, saying what the body is, if it brought
@@ -372,22 +383,28 @@ class Accumulator(EventChecks, SchemaChecks):
             self._nothing = seen.refusal(self._STREAM_REQUEST)
         return self.close()
 
-    def _broken(self, exc: BaseException, seen: BodyHead) -> None:
-        """The body raised (its iterable, its decoder or one of its events): close the stream,
-        so that a tool input cut short is ``"incomplete"``, not ``"streaming"`` for ever, and
-        let ``exc`` go on; but a decoder's error before any event, in a body that is plainly
-        something else (a JSON reply, a page), is replaced by what the body is. (A caller
-        that stops reading, ``GeneratorExit``, has not ended the stream.)"""
-        if isinstance(exc, GeneratorExit):
-            return
-        if self.events:
-            self.close()
-            return
-        said = self._nothing = seen.refusal(self._STREAM_REQUEST)
-        with contextlib.suppress(StreamError):  # (no event: the error that stopped it says more)
-            self.close()
-        if isinstance(exc, StreamError) and seen.kind() != "text":
-            raise StreamError(said) from exc
+    @contextlib.contextmanager
+    def _failing(self, seen: BodyHead) -> Iterator[None]:
+        """Reading a body: if it raises (its iterable, as boto3's does for an exception event,
+        or its decoder), close the stream, so that a tool input cut short is
+        ``"incomplete"``, not ``"streaming"`` for ever, and let the exception go on; but a
+        decoder's error before any event, in a body that is plainly something else (a JSON
+        reply, a page), is replaced by what the body is. (A caller that stops reading,
+        ``GeneratorExit``, has not ended the stream.)"""
+        try:
+            yield
+        except GeneratorExit:
+            raise
+        except BaseException as exc:
+            if self.events:
+                self.close()
+                raise
+            said = self._nothing = seen.refusal(self._STREAM_REQUEST)
+            with contextlib.suppress(StreamError):  # (no event: the error that stops it says more)
+                self.close()
+            if isinstance(exc, StreamError) and seen.kind() != "text":
+                raise StreamError(said) from exc
+            raise
 
     def read(self: A, body: bytes | str | Iterable[Any]) -> A:
         """Read a whole body (as :meth:`updates` takes it) and close the stream; returns the
@@ -398,14 +415,14 @@ class Accumulator(EventChecks, SchemaChecks):
 
     # ------------------------------------------------------------------ events in
 
-    def _take(self, item: Any, decoder: BodyDecoder, seen: BodyHead) -> Iterator[Update]:
+    @staticmethod
+    def _decoded(item: Any, decoder: BodyDecoder, seen: BodyHead) -> list[Any]:
+        """The events of an item of a body: a chunk's, decoded (and seen), or the item."""
         if isinstance(item, CHUNK_TYPES):
             chunk = item if isinstance(item, (bytes, str)) else bytes(item)
             seen.see(chunk)
-            for event in decoder.feed(chunk):
-                yield from self.feed(event)
-        else:
-            yield from self.feed(item)
+            return decoder.feed(chunk)
+        return [item]
 
     def _data_of(self, event: Any) -> Mapping[str, Any] | str | None:
         """The event as a mapping of our own (never the caller's), the marker, or ``None`` for
