@@ -76,7 +76,7 @@ def said(message: str, protocol: str) -> str:
 def bodies_of(protocol: str, text: str, seed: int) -> list[tuple[str, Any]]:
     """``text`` as each way of giving a body: whole (bytes, and str where the protocol takes
     text), at random splits, and as an iterable of chunks."""
-    data = text.encode("utf-8")
+    data = text.encode("utf-8", "surrogatepass")  # (a lone surrogate: bytes that are no UTF-8)
     ways: list[tuple[str, Any]] = [
         ("bytes", data),
         ("random", random_splits(data, random.Random(seed), 7)),
