@@ -465,10 +465,11 @@ class BodyHead:
         return kind if self.ended or kind not in ("empty", "blank", "path") else "text"
 
     def see(self, chunk: bytes | str) -> None:
-        if len(self.head) < BODY_HEAD:
+        """Take the next chunk (its size; its bytes, while the head is not full)."""
+        if self.size < BODY_HEAD:
             piece = chunk[:BODY_HEAD]
             raw = piece.encode("utf-8", "replace") if isinstance(piece, str) else piece
-            self.head += raw[: BODY_HEAD - len(self.head)]
+            self.head = (self.head + raw)[:BODY_HEAD]
         self.size += len(chunk)
 
     def refusal(self, request: str) -> str:
