@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 import jsonsnap
 from effort import examples
 from jsonsnap import ANY, Completed, Parser, Started
+from jsonsnap.sse import SSEDecoder
 from jsonsnap.streams import PROTOCOLS
 
 FLAG = "{name} must be True or False, not {shown}"
@@ -183,6 +184,16 @@ ARGUMENTS: dict[str, tuple[Callable[[object], object], Callable[[object], bool],
         lambda v: v in (Started, Completed, jsonsnap.Appended),
         "kinds holds Started, Appended and Completed, not {shown}",
     ),
+    "errors": (
+        loose(lambda v: SSEDecoder(errors=v)),
+        lambda v: isinstance(v, str),
+        "errors is 'replace' or 'strict', not {shown}",
+    ),
+    "SSEDecoder.feed()": (
+        loose(lambda v: SSEDecoder().feed(v)),
+        _text,
+        "SSEDecoder.feed() takes bytes or str, not {shown}",
+    ),
     **{
         f"{protocol}({keyword}=)": (accumulator(cls, keyword), right, message)
         for protocol, cls in PROTOCOLS.items()
@@ -282,6 +293,7 @@ def test_generated_wrong_values_get_the_documented_refusal(
         ({"max_depth": -1}, ValueError, "max_depth must be None or a non-negative integer"),
         ({"on_violation": "warn"}, ValueError, "on_violation is 'raise' or 'collect', not 'warn'"),
         ({"typed": True}, ValueError, "typed=True needs a schema= that is a Python type"),
+        ({"errors": "ignore"}, ValueError, "errors is 'replace' or 'strict', not 'ignore'"),
         (
             {"track_changes": True, "partial_numbers": True},
             ValueError,
@@ -293,7 +305,10 @@ def test_a_wrong_value_of_the_right_type_is_a_value_error(
     options: dict[str, Any], error: type[Exception], message: str
 ) -> None:
     with pytest.raises(error) as caught:
-        Parser(**options)
+        if "errors" in options:
+            SSEDecoder(**options)
+        else:
+            Parser(**options)
     assert str(caught.value) == message
 
 
