@@ -194,6 +194,11 @@ ARGUMENTS: dict[str, tuple[Callable[[object], object], Callable[[object], bool],
         _text,
         "SSEDecoder.feed() takes bytes or str, not {shown}",
     ),
+    "chat(compatible=)": (
+        accumulator(PROTOCOLS["chat"], "compatible"),
+        lambda v: v is None or isinstance(v, bool),
+        "compatible= takes True, False, or None (chosen from the stream), not {shown}",
+    ),
     **{
         f"{protocol}({keyword}=)": (accumulator(cls, keyword), right, message)
         for protocol, cls in PROTOCOLS.items()
@@ -333,3 +338,17 @@ def test_the_right_arguments_still_work() -> None:
     assert parser.is_complete(["a", 0]) and parser.is_complete(("a",))
     assert seen == [Completed(("a", 0), 1), Completed(("a", 1), 2)]
     assert jsonsnap.loads(bytearray(b"[1]")) == [1] == jsonsnap.parse_partial(memoryview(b"[1, 2"))
+
+
+def test_a_tool_inputs_subscribe_refuses_before_it_starts_anything() -> None:
+    from jsonsnap.streams import ToolInput
+
+    tool = ToolInput(0, "f")
+    tool._feed('{"a": [1')
+    with pytest.raises(TypeError, match="callable callback"):
+        tool.subscribe((), None)  # type: ignore[arg-type]
+    assert not tool._tracking  # the change feed was not started for nothing
+    seen: list[object] = []
+    tool.subscribe(("a", ANY), seen.append, kinds=[Started, Completed])
+    tool._feed(", 2")
+    assert seen == [Completed(("a", 0), 1)]
