@@ -292,6 +292,26 @@ def test_the_sdks_stream_goes_to_read_as_it_is() -> None:
     assert acc.result == want.result and acc.done
 
 
+def test_boto3s_error_for_an_exception_event_ends_the_stream() -> None:
+    """boto3 raises its own EventStreamError for an exception event as its stream is
+    iterated: the accumulator never sees the event. read() and updates() end the stream when
+    the iterable raises (the error goes on): the call it cut is incomplete, not streaming for
+    ever (from the raw body, the accumulator sees the event, raises, and stays open)."""
+    want, error = raw_result("converse_throttled")
+    assert error is not None
+    for read in (
+        lambda acc: acc.read(client_stream("converse_throttled")),
+        lambda acc: list(acc.updates(client_stream("converse_throttled"))),
+    ):
+        acc = ConverseStreamAccumulator()
+        with pytest.raises(BotoStreamError, match="throttlingException"):
+            read(acc)
+        assert acc.closed and not acc.done
+        assert [t.status for t in acc.tool_calls()] == ["incomplete"]
+        assert [t.raw for t in acc.tool_calls()] == [t.raw for t in want.tool_calls()]
+        assert_same_json(want.result, acc.result, "converse_throttled")
+
+
 def test_difference_redacted_content_is_base64_text() -> None:
     """boto3 decodes a blob (``redactedContent``) into bytes; the response keeps it as the
     API's JSON has it, base64 text, so that it can be written out as JSON (the same from the

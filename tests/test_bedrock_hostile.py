@@ -96,8 +96,9 @@ def test_spoiled_fixture_bodies(which: int, how: str, data: st.DataObject) -> No
         acc = make()
         with contextlib.suppress(StreamError):
             acc.read(random_pieces(body, at + 1))
-        acc.close()
-        assert all(tool.ended for tool in acc.tool_calls())
+        with contextlib.suppress(StreamError):  # (refused again, if it brought no event)
+            acc.close()
+        assert acc.closed and all(tool.ended for tool in acc.tool_calls())
 
 
 def test_memory_of_the_decoder_follows_the_input() -> None:
@@ -293,4 +294,6 @@ def test_hostile_bodies_of_well_framed_messages(messages: list[bytes], seed: int
             tracemalloc.stop()
         # An unfinished '[' costs the JSON parser about 100 bytes of state (seen: 104x).
         assert peak < 128 * len(body) + 300_000, (peak, len(body))
-        acc.close()
+        with contextlib.suppress(StreamError):  # (refused again, if it brought no event)
+            acc.close()
+        assert acc.closed

@@ -503,7 +503,7 @@ def test_several_values_options() -> None:
     with pytest.raises(ValueError):
         jsonsnap.Parser().read_values()
     with pytest.raises(TypeError):
-        jsonsnap.Parser(multiple_values=1)  # type: ignore[arg-type]
+        jsonsnap.Parser(multiple_values=1)
     with pytest.raises(ValueError):
         jsonsnap.Parser(multiple_values=True, schema={"type": "object"})
 

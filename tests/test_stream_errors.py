@@ -316,7 +316,12 @@ def check(make: Callable[[], Accumulator], start: Any, events: list[Any]) -> Non
         tracemalloc.stop()
     assert [frozen(event) for event in stream] == given, "the caller's events were changed"
     assert peak <= bound, (peak, bound)
-    acc.close()  # whatever happened, the stream can be ended: every tool input with it
+    if acc.events:
+        acc.close()  # whatever happened, the stream can be ended: every tool input with it
+    else:  # a stream that brought no event is no answer: refused, and ended all the same
+        with pytest.raises(StreamError, match="before its first event"):
+            acc.close()
+        assert acc.closed
     for tool in acc.tool_calls():
         assert tool.ended and tool.status != "streaming"
         tool.snapshot  # noqa: B018 - readable

@@ -230,12 +230,27 @@ def test_close_ends_what_is_still_streaming(protocol: str) -> None:
 
 
 @pytest.mark.parametrize("protocol", PROTOCOL_NAMES)
-@pytest.mark.parametrize("body", [b"", "", [], b": just a comment\n\n"])
-def test_an_empty_body(protocol: str, body: Any) -> None:
+@pytest.mark.parametrize(
+    ("body", "said"),
+    [
+        (b"", "the body is empty"),
+        ("", "the body is empty"),
+        ([], "the body is empty"),
+        (b": just a comment\n\n", "it has no data: lines"),
+    ],
+)
+def test_an_empty_body_is_refused(protocol: str, body: Any, said: str) -> None:
+    """A body that brings no event is no answer: refused at its end, the stream closed (and
+    refused again by a later close()); a stream closed before any event, too."""
     acc = PROTOCOLS[protocol]()
-    assert list(acc.updates(body)) == [] and acc.closed and not acc.done
-    assert acc.tool_calls() == [] and acc.events == 0 and acc.close() == []
-    assert PROTOCOLS[protocol]().close() == []
+    updates = acc.updates(body)
+    with pytest.raises(StreamError, match=said):
+        list(updates)
+    assert acc.closed and not acc.done and acc.tool_calls() == [] and acc.events == 0
+    with pytest.raises(StreamError, match=said):
+        acc.close()
+    with pytest.raises(StreamError, match="before its first event"):
+        PROTOCOLS[protocol]().close()
 
 
 @pytest.mark.parametrize("protocol", PROTOCOL_NAMES)

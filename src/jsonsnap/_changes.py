@@ -38,7 +38,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, ClassVar, Final, Literal, TypeAlias
 
+from ._errors import describe
 from ._observer import NOTHING, Key, Node, depth_of, path_of
+from ._options import flag, steps
 from ._tree import WatchedTree
 
 __all__ = [
@@ -51,6 +53,7 @@ __all__ = [
     "Started",
     "matches",
     "replay",
+    "subscription",
 ]
 
 Path: TypeAlias = tuple[str | int, ...]
@@ -205,6 +208,31 @@ def matches(pattern: Sequence[object], path: Path, *, under: bool = False) -> bo
     if len(path) != len(pattern) and not (under and len(path) > len(pattern)):
         return False
     return all(_component(want, got) for want, got in zip(pattern, path, strict=False))
+
+
+_KINDS: Final = (Started, Appended, Completed)
+_KIND_NAMES: Final = "Started, Appended and Completed"
+
+
+def subscription(
+    pattern: object, callback: object, under: object, kinds: object
+) -> tuple[tuple[object, ...], Callable[[Any], object], bool, tuple[type[Change], ...] | None]:
+    """The arguments of ``subscribe()``, checked at the call (a callback that cannot be called,
+    or a kind that is not a record's, would fail only at the next ``feed()``): the pattern, the
+    callback, ``under`` and the kinds (``None``: every kind)."""
+    where: tuple[object, ...] = steps(pattern, "subscribe()", ANY)
+    if not callable(callback):
+        raise TypeError(f"subscribe() takes a callable callback, not {describe(callback)}")
+    below = flag(under, "under")
+    if kinds is None:
+        return where, callback, below, None
+    if isinstance(kinds, (str, bytes, type)) or not isinstance(kinds, Iterable):
+        raise TypeError(f"kinds takes None or a tuple of {_KIND_NAMES}, not {describe(kinds)}")
+    wanted = tuple(kinds)
+    for kind in wanted:
+        if not any(kind is known for known in _KINDS):
+            raise TypeError(f"kinds holds {_KIND_NAMES}, not {describe(kind)}")
+    return where, callback, below, wanted
 
 
 class _Subscription:

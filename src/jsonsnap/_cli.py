@@ -32,6 +32,7 @@ from typing import IO, Any
 
 from . import JSONDecodeError, Schema, loads
 from ._eventstream import PRELUDE
+from ._streams import BODY_HEAD, body_kind
 from .bedrock import EventStreamDecoder, EventStreamMessage, event_of, starts_eventstream
 from .sse import ServerSentEvent, iter_events
 from .streams import PROTOCOLS, Accumulator, StreamError, ToolInput, Update, detect, tool_schemas
@@ -45,6 +46,7 @@ __all__ = [
     "ToolInput",
     "Update",
     "accumulator",
+    "body_kind",
     "echoed_tools",
     "events",
     "protocol_of",
@@ -253,8 +255,8 @@ def _wait(fd: int, idle: Callable[[], None]) -> None:
 class Source:
     """The input of a command, read in the pieces it arrives in."""
 
-    #: How many of the first bytes are kept, to say what the input is.
-    HEAD = 512
+    #: How many of the first bytes are kept, to say what the input is (:func:`body_kind`).
+    HEAD = BODY_HEAD
 
     def __init__(self, file: IO[bytes], name: str, *, owned: bool = True) -> None:
         self.file = file

@@ -43,6 +43,7 @@ from ._cli import (
     ToolInput,
     Update,
     accumulator,
+    body_kind,
     echoed_tools,
     events,
     protocol_of,
@@ -324,9 +325,8 @@ def _what_it_is(source: Source, events: int, objects: int, first: str | None) ->
     name = source.name
     if source.size == 0:
         return f"{name} is empty"
-    if events == 0:
-        start = source.head.removeprefix(b"\xef\xbb\xbf").lstrip(b" \t\r\n")
-        if start[:1] in (b"{", b"["):
+    if events == 0:  # (what the accumulators' read() says too, from the same first bytes)
+        if body_kind(source.head, source.size) in ("object", "array"):
             return f"{name} is JSON, not an event stream: `jsonsnap parse` reads JSON"
         return f"{name} is not an event stream: it has no `data:` lines"
     there = f"{name} is an event stream of {plural(events, 'event')}"

@@ -1,10 +1,13 @@
-"""The one exception type of jsonsnap.
+"""The one exception type of jsonsnap, and how a value is shown in an error message.
 
 Every problem with the input, in every layer, is reported as :class:`JSONDecodeError`, a
 subclass of the standard library's :class:`json.JSONDecodeError` (and so of ``ValueError``), so
 code written for ``json.loads`` keeps working. Positions are absolute: ``pos`` counts characters
 from the start of the whole stream, across every fragment fed, and ``lineno``/``colno`` follow
 the standard library's convention (lines split at ``\\n`` only, both 1-based).
+
+:func:`describe` shows a value the caller or a stream gave, in a message of any layer: short
+and safe (no huge repr, no recursion, no address), so that both builds say the same.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-__all__ = ["JSONDecodeError", "ParserStateError", "SchemaError"]
+__all__ = ["JSONDecodeError", "ParserStateError", "SchemaError", "describe"]
 
 
 class JSONDecodeError(json.JSONDecodeError):
@@ -167,3 +170,19 @@ def _rebuild_schema(msg: str, fields: dict[str, Any]) -> SchemaError:
 JSONDecodeError.__module__ = "jsonsnap"
 ParserStateError.__module__ = "jsonsnap"
 SchemaError.__module__ = "jsonsnap"
+
+
+def describe(value: object) -> str:
+    """A short, safe description of a value for an error message: the repr of a short string,
+    a number, ``None`` or a bool; ``the class int`` for a class; ``a list``, ``an object`` (the
+    type's name) for the rest."""
+    if isinstance(value, str):
+        return repr(value) if len(value) <= 40 else repr(value[:40]) + "..."
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
+        return "a very large int"
+    if value is None or isinstance(value, (bool, int, float)):
+        return repr(value)
+    if isinstance(value, type):
+        return f"the class {value.__name__}"
+    name = type(value).__name__
+    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"

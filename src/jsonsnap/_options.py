@@ -1,20 +1,32 @@
-"""The parser's options: checked once, with the hooks and number converters resolved.
+"""The checks of what callers pass: the parser's options, resolved once, and the arguments of
+the public calls.
 
 ``resolve()`` turns the keyword options of :class:`~jsonsnap.Parser` into one tuple the parts
 read (the automaton its converters and flags, the tree its hooks and depth limit), as ``json``
 resolves ``parse_float or float`` once. It refuses an option of the wrong type or value, naming
-it, so that a mistake shows when the parser is made and not at the first bracket. It owns the
-options' names and meaning, and nothing else: it never parses.
+it, so that a mistake shows when the parser is made and not at the first bracket.
+:func:`flag`, :func:`text_of` and :func:`steps` check the arguments of the other calls
+(``snapshot(copy=)``, ``loads(text)``, the paths of ``is_complete()`` and the patterns of
+``subscribe()``).
+
+Both builds say the same: a wrong type is a ``TypeError``, a wrong value of the right type a
+``ValueError``, with the messages written here (the value shown by ``describe``: no address,
+no huge repr). The public calls take these arguments as ``object``, so that the compiled
+build does not refuse a wrong type first, with a message of its own (mypyc checks the declared
+type of every argument of a compiled function); what they accept is written in their
+docstrings and in the README's table of options. This module owns the options' names and
+meaning, and nothing else: it never parses.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, cast
 
+from ._errors import describe
 from ._grammar import CONSTANT_VALUES
 
-__all__ = ["Options", "resolve"]
+__all__ = ["Options", "flag", "resolve", "schema_options", "steps", "text_of"]
 
 #: The options, resolved: what the parts read.
 Options = tuple[
@@ -31,74 +43,145 @@ Options = tuple[
     bool,  # hooked: any hook, so no C scanner (hooks run once per value)
 ]
 
-_FLAGS = ("partial_strings", "partial_numbers", "partial_literals", "allow_nan", "track_changes")
-_HOOKS = ("parse_float", "parse_int", "parse_constant", "object_hook", "object_pairs_hook")
+#: What ``on_violation=`` takes.
+_MODES = ("raise", "collect")
+#: What the calls that take text take (``feed()`` says so itself).
+_TEXT_TYPES = (str, bytes, bytearray, memoryview)
+#: The standard values of ``NaN``, ``Infinity`` and ``-Infinity`` (without ``parse_constant``).
+_CONSTANT: Callable[[str], Any] = CONSTANT_VALUES.__getitem__
+
+
+def flag(value: object, name: str) -> bool:
+    """A flag (an option or a keyword argument): ``True`` or ``False``, not ``1`` or ``None``."""
+    if isinstance(value, bool):
+        return value
+    raise TypeError(f"{name} must be True or False, not {describe(value)}")
+
+
+def _hook(value: object, name: str) -> Any:
+    """A hook: callable, or ``None``."""
+    if value is None or callable(value):
+        return value
+    raise TypeError(f"{name} must be callable or None, not {describe(value)}")
+
+
+def _depth(value: object) -> int | None:
+    """``max_depth``: ``None``, or an int of 0 or more (a bool is not an int here)."""
+    if value is None:
+        return None
+    if type(value) is not int:
+        raise TypeError(f"max_depth must be None or an int, not {describe(value)}")
+    if value < 0:
+        raise ValueError("max_depth must be None or a non-negative integer")
+    return value
 
 
 def resolve(
-    partial_strings: bool,
-    partial_numbers: bool,
-    partial_literals: bool,
-    allow_nan: bool,
-    parse_float: Callable[[str], Any] | None,
-    parse_int: Callable[[str], Any] | None,
-    parse_constant: Callable[[str], Any] | None,
-    object_hook: Callable[[dict[str, Any]], Any] | None,
-    object_pairs_hook: Callable[[list[tuple[str, Any]]], Any] | None,
-    max_depth: int | None,
-    track_changes: bool,
+    partial_strings: object,
+    partial_numbers: object,
+    partial_literals: object,
+    allow_nan: object,
+    parse_float: object,
+    parse_int: object,
+    parse_constant: object,
+    object_hook: object,
+    object_pairs_hook: object,
+    max_depth: object,
+    track_changes: object,
 ) -> tuple[Options, bool]:
     """The options, checked and resolved, and whether the plain tree builds with them (no
     hook, depth limit, provisional value or change record)."""
-    plain = (
-        type(partial_strings)
-        is type(partial_numbers)
-        is type(partial_literals)
-        is type(allow_nan)
-        is type(track_changes)
-        is bool
+    if (
+        type(partial_strings) is bool
+        and type(allow_nan) is bool
+        and partial_numbers is False
+        and partial_literals is False
+        and track_changes is False
         and parse_float is None
         and parse_int is None
         and parse_constant is None
         and object_hook is None
         and object_pairs_hook is None
         and max_depth is None
-        and not (track_changes or partial_numbers or partial_literals)
-    )
-    if not plain:  # anything but the defaults (checked at once, the common case)
-        _check(
-            (partial_strings, partial_numbers, partial_literals, allow_nan, track_changes),
-            (parse_float, parse_int, parse_constant, object_hook, object_pairs_hook),
-            max_depth,
-        )
-    hooked = bool(parse_float or parse_int or parse_constant or object_hook or object_pairs_hook)
+    ):  # the defaults, or but for the flags that cost nothing: checked at once (the common case)
+        return (
+            partial_strings,
+            False,
+            False,
+            allow_nan,
+            int,
+            float,
+            _CONSTANT,
+            None,
+            None,
+            None,
+            False,
+        ), True
+    strings = flag(partial_strings, "partial_strings")
+    numbers = flag(partial_numbers, "partial_numbers")
+    literals = flag(partial_literals, "partial_literals")
+    nan = flag(allow_nan, "allow_nan")
+    changes = flag(track_changes, "track_changes")
+    to_float = _hook(parse_float, "parse_float")
+    to_int = _hook(parse_int, "parse_int")
+    constant = _hook(parse_constant, "parse_constant")
+    obj_hook = _hook(object_hook, "object_hook")
+    pairs_hook = _hook(object_pairs_hook, "object_pairs_hook")
+    depth = _depth(max_depth)
+    if changes and (numbers or literals):
+        raise ValueError("track_changes does not go with partial_numbers or partial_literals")
+    hooked = bool(to_float or to_int or constant or obj_hook or pairs_hook)
+    plain = not (hooked or depth is not None or changes or numbers or literals)
     return (
-        partial_strings,
-        partial_numbers,
-        partial_literals,
-        allow_nan,
-        parse_int or int,
-        parse_float or float,
-        parse_constant or CONSTANT_VALUES.__getitem__,
-        object_hook,
-        object_pairs_hook,
-        max_depth,
+        strings,
+        numbers,
+        literals,
+        nan,
+        to_int or int,
+        to_float or float,
+        constant or _CONSTANT,
+        obj_hook,
+        pairs_hook,
+        depth,
         hooked,
     ), plain
 
 
-def _check(flags: tuple[object, ...], hooks: tuple[object, ...], depth: object) -> None:
-    """Refuse options of the wrong type or value, naming them."""
-    for name, value in zip(_FLAGS, flags, strict=True):
-        if type(value) is not bool:
-            raise TypeError(f"{name} must be True or False, not {value!r}")
-    for name, value in zip(_HOOKS, hooks, strict=True):
-        if value is not None and not callable(value):
-            raise TypeError(f"{name} must be callable or None, not {value!r}")
-    if depth is not None:
-        if type(depth) is not int:
-            raise TypeError(f"max_depth must be None or an int, not {depth!r}")
-        if depth < 0:
-            raise ValueError("max_depth must be None or a non-negative integer")
-    if flags[4] and (flags[1] or flags[2]):
-        raise ValueError("track_changes does not go with partial_numbers or partial_literals")
+def schema_options(on_violation: object, typed: object) -> tuple[str, bool | None]:
+    """``on_violation`` (``"raise"`` or ``"collect"``) and ``typed`` (``True``, ``False`` or
+    ``None``), checked (whether they go with the schema is the schema's part to say)."""
+    if not isinstance(on_violation, str):
+        raise TypeError(f"on_violation is 'raise' or 'collect', not {describe(on_violation)}")
+    if on_violation not in _MODES:
+        raise ValueError(f"on_violation is 'raise' or 'collect', not {describe(on_violation)}")
+    if typed is not None and not isinstance(typed, bool):
+        raise TypeError(f"typed must be True, False or None, not {describe(typed)}")
+    return on_violation, typed
+
+
+def text_of(text: object, call: str) -> str | bytes | bytearray | memoryview:
+    """The text a one-shot call (``loads()``, ``parse_partial()``) takes: ``str``, or UTF-8
+    bytes."""
+    if isinstance(text, _TEXT_TYPES):
+        return text
+    raise TypeError(f"{call} takes str or bytes, not {describe(text)}")
+
+
+def steps(path: object, call: str, wildcard: object = None) -> tuple[str | int, ...]:
+    """A path given to ``call``: a sequence (not a string) of object keys (``str``) and array
+    indices (``int``, not ``bool``), and ``wildcard`` where a pattern may hold it."""
+    if wildcard is None:
+        what, parts = "a path", "object keys (str) and array indices (int)"
+    else:
+        what, parts = "a pattern", "object keys (str), array indices (int) and jsonsnap.ANY"
+    if isinstance(path, (str, bytes)) or not isinstance(path, Sequence):
+        raise TypeError(f"{call} takes {what}, a tuple of {parts}, not {describe(path)}")
+    checked = tuple(path)
+    for step in checked:
+        if not (
+            isinstance(step, str)
+            or (isinstance(step, int) and not isinstance(step, bool))
+            or (step is wildcard and wildcard is not None)
+        ):
+            raise TypeError(f"{call}: {what} holds {parts}, not {describe(step)}")
+    return cast("tuple[str | int, ...]", checked)

@@ -44,11 +44,11 @@ from typing import Any
 
 from ._changes import Recorder
 from ._check import checked_fast_paths
-from ._errors import JSONDecodeError, ParserStateError, SchemaError
+from ._errors import JSONDecodeError, ParserStateError, SchemaError, describe
 from ._fast import DEFAULT, FastPaths, Lane
 from ._grammar import PLAIN_CHARS, SIMPLE_ESCAPES, STRING
 from ._observer import NOTHING
-from ._options import resolve
+from ._options import flag, resolve, schema_options, text_of
 from ._reading import CLOSED, FAILED, OPEN, Reading
 from ._tolerant import repairs_of
 from ._tree import Tree
@@ -75,24 +75,28 @@ class Parser(Reading):
     def __init__(
         self,
         *,
-        partial_strings: bool = True,
-        partial_numbers: bool = False,
-        partial_literals: bool = False,
-        allow_nan: bool = False,
+        partial_strings: object = True,
+        partial_numbers: object = False,
+        partial_literals: object = False,
+        allow_nan: object = False,
         parse_float: Callable[[str], Any] | None = None,
         parse_int: Callable[[str], Any] | None = None,
         parse_constant: Callable[[str], Any] | None = None,
         object_hook: Callable[[dict[str, Any]], Any] | None = None,
         object_pairs_hook: Callable[[list[tuple[str, Any]]], Any] | None = None,
-        max_depth: int | None = None,
-        track_changes: bool = False,
+        max_depth: object = None,
+        track_changes: object = False,
         schema: Any = None,
-        on_violation: str = "raise",
-        typed: bool | None = None,
+        on_violation: object = "raise",
+        typed: object = None,
         repair: bool | Iterable[str] = False,
-        multiple_values: bool = False,
+        multiple_values: object = False,
         _fast_paths: FastPaths = DEFAULT,
     ) -> None:
+        # The flags, max_depth, on_violation and typed are declared ``object``: _options checks
+        # them, with the same messages in both builds (see there). The README's table of
+        # options says what each takes: bool flags, max_depth an int or None, on_violation
+        # "raise" or "collect", typed True, False or None.
         self._options, plain = resolve(
             partial_strings,
             partial_numbers,
@@ -106,23 +110,23 @@ class Parser(Reading):
             max_depth,
             track_changes,
         )
+        watched = track_changes is True  # (a bool: resolve() checked it)
         self._recorder: Recorder | None = None
         self._repair = repairs_of(repair)
-        if type(multiple_values) is not bool:
-            raise TypeError(f"multiple_values must be True or False, not {multiple_values!r}")
-        self._multiple = multiple_values
-        if multiple_values and schema is not None:
+        multiple = self._multiple = flag(multiple_values, "multiple_values")
+        mode, typing = schema_options(on_violation, typed)
+        if multiple and schema is not None:
             raise ValueError("schema does not go with multiple_values (yet)")
-        checked = self._set_schema(schema, on_violation, typed)
+        checked = self._set_schema(schema, mode, typing)
         if checked is not None:
             _fast_paths = checked_fast_paths(_fast_paths)
         self._fast = _fast_paths
         if checked is not None:
             tree: Tree = checked
         elif plain and _fast_paths.plain_tree:
-            tree = Tree(partial_strings)
+            tree = Tree(self._options[0])
         else:
-            tree = self._make_tree(watched=track_changes)
+            tree = self._make_tree(watched)
         self._tree = tree
         self._box = tree.box
         self._auto = self._automaton(tree)
@@ -136,7 +140,7 @@ class Parser(Reading):
         self._life = OPEN
         self._error: JSONDecodeError | SchemaError | None = None
         self._decoder: codecs.IncrementalDecoder | None = None
-        if track_changes:
+        if watched:
             self._observe(keep=True)
 
     # ------------------------------------------------------------------ reading
@@ -218,7 +222,7 @@ class Parser(Reading):
             return data
         if isinstance(data, (bytes, bytearray, memoryview)):
             return self._decode(bytes(data), final=False)
-        raise TypeError(f"feed() takes str or bytes, not {type(data).__name__}")
+        raise TypeError(f"feed() takes str or bytes, not {describe(data)}")
 
     def close(self) -> Any:
         """End the document and return its final value (strict RFC 8259, or as repaired with
@@ -334,7 +338,9 @@ class Parser(Reading):
             self._read(text, final=False)
 
 
-def parse_partial(text: str | bytes, default: Any = None, **options: Any) -> Any:
+def parse_partial(
+    text: str | bytes | bytearray | memoryview, default: Any = None, **options: Any
+) -> Any:
     """The best-effort value of a prefix of a JSON document, by the snapshot rules.
 
     Equivalent to ``Parser(**options)``, ``feed(text)``, ``snapshot(default)``; raises
@@ -343,8 +349,9 @@ def parse_partial(text: str | bytes, default: Any = None, **options: Any) -> Any
     """
     # A prefix rarely holds its whole top-level value: offering it to the C scanner whole
     # would only scan it twice.
+    data = text_of(text, "parse_partial()")
     parser = Parser(**options, _fast_paths=_PARTIAL)
-    parser.feed(text)
+    parser.feed(data)
     if parser._multiple:
         values = parser.read_values()
         if not parser.done and (last := parser.snapshot(NOTHING)) is not NOTHING:
@@ -356,9 +363,10 @@ def parse_partial(text: str | bytes, default: Any = None, **options: Any) -> Any
 _PARTIAL = FastPaths(scan_top=False)
 
 
-def loads(text: str | bytes, **options: Any) -> Any:
+def loads(text: str | bytes | bytearray | memoryview, **options: Any) -> Any:
     """Parse a complete JSON document strictly (or as repaired, with ``repair=``): a
     :class:`Parser` fed once and closed (with ``multiple_values=True``: the list of values)."""
+    data = text_of(text, "loads()")
     parser = Parser(**options)
-    parser.feed(text)
+    parser.feed(data)
     return parser.close()

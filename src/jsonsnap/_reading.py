@@ -16,13 +16,13 @@ from enum import Enum
 from typing import Any, Final
 
 from ._automaton import Automaton
-from ._changes import Change, Path, Recorder
+from ._changes import Change, Path, Recorder, subscription
 from ._check import CheckedTree
 from ._errors import JSONDecodeError, SchemaError
 from ._fast import FastPaths, Lane
 from ._grammar import DONE, STRING
 from ._observer import NOTHING
-from ._options import Options
+from ._options import Options, flag, steps
 from ._tolerant import Repair, Tolerant
 from ._tree import Tree, WatchedTree, copy_value
 from ._validating import Validating
@@ -132,16 +132,18 @@ class Reading(Validating):
 
     # ------------------------------------------------------------------ the value
 
-    def snapshot(self, default: Any = None, *, copy: bool = False) -> Any:
+    def snapshot(self, default: Any = None, *, copy: object = False) -> Any:
         """The value so far, following the snapshot rules; ``default`` while nothing shows.
 
         The result is the live value being built: later fragments grow its lists and dicts in
-        place. Treat it as read-only; pass ``copy=True`` for an independent copy.
+        place. Treat it as read-only; pass ``copy=True`` for an independent copy (``copy`` is
+        ``True`` or ``False``).
         """
+        copied = copy is not False and flag(copy, "copy")
         root = self._box[0]
-        if root is not NOTHING:
-            return copy_value(root) if copy else root
-        return default
+        if root is NOTHING:
+            return default
+        return copy_value(root) if copied else root
 
     @property
     def done(self) -> bool:
@@ -213,7 +215,7 @@ class Reading(Validating):
         pattern: Sequence[object],
         callback: Callable[[Any], object],
         *,
-        under: bool = False,
+        under: object = False,
         kinds: Iterable[type[Change]] | None = None,
     ) -> Callable[[], None]:
         """Call ``callback(change)`` for each change record whose path matches ``pattern``.
@@ -232,8 +234,11 @@ class Reading(Validating):
         that raises :class:`ParserStateError`.
 
         Without ``track_changes=True``, subscribe before the first ``feed()``: the parser then
-        makes records for the subscribers only.
+        makes records for the subscribers only. Arguments of the wrong kind (a pattern that is
+        not a tuple of keys, indices and ``ANY``, a callback that is not callable, a kind that
+        is not one of the three) are a ``TypeError`` at the call.
         """
+        where, call, below, wanted = subscription(pattern, callback, under, kinds)
         recorder = self._recorder
         if recorder is None:
             partial_numbers, partial_literals = self._options[1:3]
@@ -244,8 +249,7 @@ class Reading(Validating):
                 )
             # Records from now on, for the subscribers only: dropped once delivered.
             recorder = self._observe(keep=False)
-        wanted = None if kinds is None else tuple(kinds)
-        cancel = recorder.subscribe(tuple(pattern), callback, under, wanted)
+        cancel = recorder.subscribe(where, call, below, wanted)
         self._notify = self._deliver
         return cancel
 
@@ -278,12 +282,14 @@ class Reading(Validating):
 
     def is_complete(self, path: Sequence[str | int] = ()) -> bool:
         """Whether the value at ``path`` has been shown and is final (a later duplicate key
-        may still replace it, as in ``json.loads``)."""
+        may still replace it, as in ``json.loads``). ``path`` is a tuple (or list) of object
+        keys and array indices; anything else is a ``TypeError``."""
+        where = steps(path, "is_complete()")
         value: Any = self._box[0]
         if value is NOTHING:
             return False
         parents: list[Any] = []
-        for step in path:
+        for step in where:
             if isinstance(value, str):
                 return False  # a string has no parts to be complete
             parents.append(value)
@@ -295,4 +301,4 @@ class Reading(Validating):
                 return False
         if self.done:
             return True
-        return not self._auto.is_open(tuple(path), value, parents)
+        return not self._auto.is_open(where, value, parents)

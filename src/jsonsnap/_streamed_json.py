@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, ClassVar, Literal
 
 from . import Change, FieldState, JSONDecodeError, Parser, Path, Repair, Schema, SchemaError
+from ._changes import subscription
 from ._grammar import EXTRA_DATA
 from ._tolerant import repairs_of
 
@@ -273,6 +274,7 @@ class StreamedJSON:
         The change feed starts when first asked for: the first subscription (unless
         :meth:`changes` came first) gets the records of the text received so far, at once,
         then the rest as it arrives; a later one, the records from then on."""
+        subscription(pattern, callback, under, kinds)  # (a wrong argument starts nothing)
         if self._tracking:
             return self._parser.subscribe(pattern, callback, under=under, kinds=kinds)
         parser = self._tracked()

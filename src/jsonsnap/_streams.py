@@ -18,12 +18,14 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from dataclasses import dataclass, fields, replace
 from types import UnionType
 from typing import Any, ClassVar, TypeVar, get_origin
 
 from . import Schema, SchemaDefinitionError, SchemaError
+from ._errors import describe as describe  # (here too: the accumulators import it from here)
 from ._streamed_json import StructuredOutput, ToolInput, ToolSchemas
 from .sse import ServerSentEvent
 
@@ -397,18 +399,6 @@ def copy_data(value: Mapping[str, Any]) -> dict[str, Any]:
     return root
 
 
-def describe(value: Any) -> str:
-    """A short, safe description of a value for an error message."""
-    if isinstance(value, str):
-        return repr(value) if len(value) <= 40 else repr(value[:40]) + "..."
-    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
-        return "a very large int"
-    if value is None or isinstance(value, (bool, int, float)):
-        return repr(value)
-    name = type(value).__name__
-    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
-
-
 def error_from(
     payload: Mapping[str, Any], default: str | None = None, message: str = ""
 ) -> StreamError:
@@ -428,6 +418,95 @@ def error_from(
         message if text is None else text if isinstance(text, str) else describe(text),
         error_type=default if kind is None else kind if isinstance(kind, str) else describe(kind),
     )
+
+
+#: How many of a body's first bytes are kept, to say what it is when it brings no event.
+BODY_HEAD = 512
+#: A body that names a file (or an address) rather than holding one: one word, with a separator
+#: in it or an extension at its end.
+_PATHLIKE = re.compile(rb"\S*(?:[/\\]\S*|\.[A-Za-z0-9]{1,8})")
+
+
+def body_kind(head: bytes, size: int) -> str:
+    """What a body that brought no event is, from its first bytes (``head``, up to
+    :data:`BODY_HEAD` of them) and its size: ``"empty"``, ``"blank"`` (whitespace only),
+    ``"object"`` or ``"array"`` (JSON: a reply that was not streamed), ``"html"`` (markup: an
+    error page), ``"path"`` (one short line that names a file), or ``"text"``. The
+    accumulators' ``read()`` and the command line both say what a body is from this."""
+    if size == 0:
+        return "empty"
+    start = head.removeprefix(b"\xef\xbb\xbf").lstrip(b" \t\r\n")
+    whole = size <= len(head)
+    if not start:
+        return "blank" if whole else "text"
+    first = start[:1]
+    if first in b"{[<":
+        return "object" if first == b"{" else "array" if first == b"[" else "html"
+    if whole and _PATHLIKE.fullmatch(start.rstrip(b" \t\r\n")):
+        return "path"
+    return "text"
+
+
+class BodyHead:
+    """The first bytes of a body and its size, kept as its chunks go by (a few hundred bytes at
+    most: the body is never buffered), to say what it is if it brings no event."""
+
+    __slots__ = ("ended", "head", "size")
+
+    def __init__(self) -> None:
+        self.head = b""
+        self.size = 0
+        self.ended = False  # whether the body's last chunk has been seen
+
+    def kind(self) -> str:
+        """What the body is (:func:`body_kind`), as far as its bytes so far tell: a body
+        refused before its end is not known to be empty, blank or a file's name."""
+        kind = body_kind(self.head, self.size)
+        return kind if self.ended or kind not in ("empty", "blank", "path") else "text"
+
+    def see(self, chunk: bytes | str) -> None:
+        """Take the next chunk (its size; its bytes, while the head is not full)."""
+        if self.size < BODY_HEAD:
+            piece = chunk[:BODY_HEAD]
+            raw = piece.encode("utf-8", "replace") if isinstance(piece, str) else piece
+            self.head = (self.head + raw)[:BODY_HEAD]
+        self.size += len(chunk)
+
+    def refusal(self, request: str) -> str:
+        """Why the body is not an event stream, for a :class:`StreamError` (``request``: how a
+        streamed answer is asked for, ``stream=True``)."""
+        kind = self.kind()
+        if kind == "empty":
+            return "the body is empty: the stream brought no event"
+        if kind == "blank":
+            return "the body is only whitespace: the stream brought no event"
+        if kind == "object":
+            return (
+                "the body is a JSON object, not an event stream: was the request made with "
+                f"{request}?"
+            )
+        if kind == "array":
+            return (
+                "the body is a JSON array, not an event stream: was the request made with "
+                f"{request}? (Gemini's streamGenerateContent answers with an array without "
+                "alt=sse)"
+            )
+        if kind == "html":
+            return (
+                "the body is HTML, not an event stream: an error page? (look at the response's "
+                "status)"
+            )
+        text = self.head.decode("utf-8", "replace")
+        if kind == "path":
+            return (
+                f"the body is the text {describe(text.strip())}, not an event stream: read() and "
+                "updates() take the body itself (its bytes or chunks), not a file's name "
+                "(open(path, 'rb').read())"
+            )
+        return (
+            "the body is not an event stream: it has no data: lines (it begins with "
+            f"{describe(text.lstrip()[:40])})"
+        )
 
 
 def body_items(body: Any, name: str) -> Iterable[Any]:

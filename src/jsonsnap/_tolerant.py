@@ -44,7 +44,7 @@ from types import MappingProxyType
 from typing import Any, Final
 
 from ._automaton import Automaton
-from ._errors import JSONDecodeError
+from ._errors import JSONDecodeError, describe
 from ._fast import FastPaths
 from ._grammar import (
     AFTER,
@@ -115,9 +115,9 @@ def repairs_of(repair: object) -> frozenset[str] | None:
         return None
     if repair is True:
         return _ALL
-    if isinstance(repair, str) or not isinstance(repair, Iterable):
+    if isinstance(repair, (str, bytes)) or not isinstance(repair, Iterable):
         raise TypeError(
-            f"repair must be True, False or an iterable of repair kinds, not {repair!r}"
+            f"repair must be True, False or an iterable of repair kinds, not {describe(repair)}"
         )
     kinds = frozenset(repair)
     unknown = sorted(str(kind) for kind in kinds.difference(REPAIRS))

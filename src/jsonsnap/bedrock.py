@@ -198,6 +198,7 @@ class ConverseStreamAccumulator(Accumulator):
     protocol = "bedrock"
     _OPENERS = frozenset({"messageStart", *EXCEPTIONS})
     _FIRST = "messageStart"
+    _STREAM_REQUEST = "converse_stream() (not converse())"
 
     def __init__(
         self, *, tools: Any = None, output_schema: Any = None, repair: Any = False
@@ -528,6 +529,7 @@ class InvokeModelAccumulator(MessageAccumulator):
     ``{"throttlingException": {...}}``) raises :class:`StreamError`."""
 
     protocol = "bedrock-anthropic"
+    _STREAM_REQUEST = "invoke_model_with_response_stream() (not invoke_model())"
 
     def _begin(self) -> None:
         super()._begin()

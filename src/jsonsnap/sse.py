@@ -28,6 +28,8 @@ from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Literal
 
+from ._errors import describe
+
 __all__ = ["SSEDecoder", "ServerSentEvent", "aiter_events", "iter_events"]
 
 # "Lines must be separated by either a U+000D CARRIAGE RETURN U+000A LINE FEED (CRLF) character
@@ -36,6 +38,8 @@ __all__ = ["SSEDecoder", "ServerSentEvent", "aiter_events", "iter_events"]
 _LINE_END = re.compile(r"[\r\n]")
 #: The most digits a ``retry`` may have (leading zeros aside) to count.
 _RETRY_DIGITS = 15
+#: What ``errors=`` takes: what to do with bytes that are not UTF-8.
+_ERRORS = ("replace", "strict")
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +79,9 @@ class SSEDecoder:
     )
 
     def __init__(self, *, errors: Literal["replace", "strict"] = "replace") -> None:
+        if errors not in _ERRORS:
+            wrong = ValueError if isinstance(errors, str) else TypeError
+            raise wrong(f"errors is 'replace' or 'strict', not {describe(errors)}")
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors)
         self._line: list[str] = []
         self._after_cr = False
@@ -92,9 +99,12 @@ class SSEDecoder:
         return self._last_id
 
     def feed(self, chunk: bytes | str) -> list[ServerSentEvent]:
-        """Take the next chunk; return the events it completes, in order."""
-        text = chunk if isinstance(chunk, str) else self._decoder.decode(chunk)
-        return self._lines(text)
+        """Take the next chunk (bytes, or text); return the events it completes, in order."""
+        if isinstance(chunk, str):
+            return self._lines(chunk)
+        if not isinstance(chunk, (bytes, bytearray, memoryview)):
+            raise TypeError(f"SSEDecoder.feed() takes bytes or str, not {describe(chunk)}")
+        return self._lines(self._decoder.decode(chunk))
 
     def close(self) -> list[ServerSentEvent]:
         """End of the stream: an unterminated last line and an undispatched event are dropped,

@@ -34,6 +34,7 @@ its events. Every one of them is an
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Mapping
 from typing import Any, ClassVar, Protocol, TypeVar
 
@@ -50,6 +51,7 @@ from ._streamed_json import (
 )
 from ._streams import (
     CHUNK_TYPES,
+    BodyHead,
     EventChecks,
     SchemaChecks,
     StreamError,
@@ -150,6 +152,8 @@ class Accumulator(EventChecks, SchemaChecks):
     _SDK_WRAPPERS: ClassVar[Mapping[str, str]] = {}
     #: The protocol's event types and their handlers.
     _HANDLERS: ClassVar[Mapping[str, Callable[..., list[Update]]]] = {}
+    #: How a request asks for a streamed answer (said when a body is a reply that was not).
+    _STREAM_REQUEST: ClassVar[str] = "stream=True"
 
     def __init__(
         self, *, tools: Any = None, output_schema: Any = None, repair: Any = False
@@ -160,6 +164,8 @@ class Accumulator(EventChecks, SchemaChecks):
         self._tools: dict[int, ToolInput] = {}  # by the place of their block or item
         self._done = False
         self._closed = False
+        self._nothing: str | None = None  # what the body read was, if it brought no event
+        self._refused: str | None = None  # why close() refused a stream that brought no event
         self._kind = ""  # the type of the event being applied, for error messages
         #: The compiled schema of each tool, by name (from ``tools=``; each keeps the keywords
         #: it does not check in ``unchecked``).
@@ -269,8 +275,15 @@ class Accumulator(EventChecks, SchemaChecks):
         """End the stream: each tool input (and structured output) still streaming becomes
         ``"incomplete"`` (its snapshot and raw text kept), with one last :class:`Update`
         (event ``"close"``) each. Later events raise :class:`StreamError`; calling it again
-        does nothing."""
+        does nothing.
+
+        A stream that brought no event at all is not an answer: ``close()`` then raises
+        :class:`StreamError` (and again if called again), saying what the body was when
+        ``read()`` or ``updates()`` read it (empty, a JSON reply that was not streamed, an
+        error page...)."""
         if self._closed:
+            if self._refused is not None:
+                raise StreamError(self._refused)
             return []
         self._closed = True
         updates = []
@@ -282,12 +295,23 @@ class Accumulator(EventChecks, SchemaChecks):
             if not output.ended:
                 output._cut()
                 updates.append(Update("close", output.choice, structured=output))
+        if not self.events:
+            self._refused = self._nothing or (
+                "the stream ended before its first event: its body was empty, or not an event "
+                "stream"
+            )
+            raise StreamError(self._refused)
         return updates
 
     def updates(self, body: bytes | str | Iterable[Any]) -> Iterator[Update]:
         """What each event of a body does: ``body`` is the HTTP body of an event stream (its
         chunks, as ``response.iter_bytes()`` gives them, or the whole of it as ``bytes`` or
-        ``str``), or an iterable of events (the SDK's stream). Closes the stream at its end."""
+        ``str``), or an iterable of events (the SDK's stream). Closes the stream at its end,
+        and when the body fails (its iterable raises, as boto3's stream does for an exception
+        event, or its framing is broken): the exception goes on, and a tool input cut short is
+        ``"incomplete"``. (An error an event reports raises :class:`StreamError` as
+        ``feed()`` does, and leaves the stream open.) A body that brings no event is refused
+        with a :class:`StreamError` that says what it is."""
         return self._read(body, "updates")
 
     def _body_decoder(self) -> BodyDecoder:
@@ -300,13 +324,13 @@ class Accumulator(EventChecks, SchemaChecks):
         # A wrong body is refused at the call, not at the first next().
         items = body_items(body, name)
         decoder = self._body_decoder()
+        seen = BodyHead()
 
         def run() -> Iterator[Update]:
-            for item in items:
-                yield from self._take(item, decoder)
-            for event in decoder.close():
-                yield from self.feed(event)
-            yield from self.close()
+            for events in self._events(items, decoder, seen):
+                for event in events:
+                    yield from self.feed(event)
+            yield from self._ended(seen)
 
         return run()
 
@@ -317,18 +341,70 @@ class Accumulator(EventChecks, SchemaChecks):
         synchronous one is taken too."""
         items = body if isinstance(body, AsyncIterable) else as_async(body_items(body, "aupdates"))
         decoder = self._body_decoder()
+        seen = BodyHead()
 
         async def run() -> AsyncIterator[Update]:
-            async for item in items:
-                for update in self._take(item, decoder):
-                    yield update
-            for event in decoder.close():
-                for update in self.feed(event):
-                    yield update
-            for update in self.close():
+            async for events in self._aevents(items, decoder, seen):
+                for event in events:
+                    for update in self.feed(event):
+                        yield update
+            for update in self._ended(seen):
                 yield update
 
         return run()
+
+    def _events(
+        self, items: Iterable[Any], decoder: BodyDecoder, seen: BodyHead
+    ) -> Iterator[list[Any]]:
+        """The events of each item of a body (a chunk decoded, or an event), then the
+        decoder's last ones. When the body itself fails (its iterable or its decoder raises),
+        the stream is ended first (:meth:`_failing`); an event's own error is ``feed()``'s,
+        and leaves the stream open, as ``feed()`` does."""
+        with self._failing(seen):
+            for item in items:
+                yield self._decoded(item, decoder, seen)
+            seen.ended = True
+            yield decoder.close()
+
+    async def _aevents(
+        self, items: AsyncIterable[Any], decoder: BodyDecoder, seen: BodyHead
+    ) -> AsyncIterator[list[Any]]:
+        """:meth:`_events` of an async body."""
+        with self._failing(seen):
+            async for item in items:
+                yield self._decoded(item, decoder, seen)
+            seen.ended = True
+            yield decoder.close()
+
+    def _ended(self, seen: BodyHead) -> list[Update]:
+        """The body is over: close the stream (refused, saying what the body is, if it brought
+        no event)."""
+        if not self.events:
+            self._nothing = seen.refusal(self._STREAM_REQUEST)
+        return self.close()
+
+    @contextlib.contextmanager
+    def _failing(self, seen: BodyHead) -> Iterator[None]:
+        """Reading a body: if it raises (its iterable, as boto3's does for an exception event,
+        or its decoder), close the stream, so that a tool input cut short is
+        ``"incomplete"``, not ``"streaming"`` for ever, and let the exception go on; but a
+        decoder's error before any event, in a body that is plainly something else (a JSON
+        reply, a page), is replaced by what the body is. (A caller that stops reading,
+        ``GeneratorExit``, has not ended the stream.)"""
+        try:
+            yield
+        except GeneratorExit:
+            raise
+        except BaseException as exc:
+            if self.events:
+                self.close()
+                raise
+            said = self._nothing = seen.refusal(self._STREAM_REQUEST)
+            with contextlib.suppress(StreamError):  # (no event: the error that stops it says more)
+                self.close()
+            if isinstance(exc, StreamError) and seen.kind() != "text":
+                raise StreamError(said) from exc
+            raise
 
     def read(self: A, body: bytes | str | Iterable[Any]) -> A:
         """Read a whole body (as :meth:`updates` takes it) and close the stream; returns the
@@ -339,13 +415,14 @@ class Accumulator(EventChecks, SchemaChecks):
 
     # ------------------------------------------------------------------ events in
 
-    def _take(self, item: Any, decoder: BodyDecoder) -> Iterator[Update]:
+    @staticmethod
+    def _decoded(item: Any, decoder: BodyDecoder, seen: BodyHead) -> list[Any]:
+        """The events of an item of a body: a chunk's, decoded (and seen), or the item."""
         if isinstance(item, CHUNK_TYPES):
             chunk = item if isinstance(item, (bytes, str)) else bytes(item)
-            for event in decoder.feed(chunk):
-                yield from self.feed(event)
-        else:
-            yield from self.feed(item)
+            seen.see(chunk)
+            return decoder.feed(chunk)
+        return [item]
 
     def _data_of(self, event: Any) -> Mapping[str, Any] | str | None:
         """The event as a mapping of our own (never the caller's), the marker, or ``None`` for
