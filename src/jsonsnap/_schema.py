@@ -16,7 +16,8 @@ any value                         ``type`` (a name or a list), ``enum``, ``const
                                   ``allOf``, ``anyOf``, ``oneOf``, ``$ref``, ``nullable``
                                   (with ``type``: ``null`` allowed too)
 strings                           ``minLength``, ``maxLength`` (in code points), ``pattern``
-                                  (Python's ``re``, searched, not anchored)
+                                  (Python's syntax, searched, not anchored, in linear time:
+                                  see ``_regex``)
 numbers                           ``minimum``, ``maximum``, ``exclusiveMinimum``,
                                   ``exclusiveMaximum``, ``multipleOf``
 arrays                            ``items``, ``prefixItems``, ``minItems``, ``maxItems``,
@@ -29,8 +30,18 @@ Annotations (``title``, ``description``, ``default``, ``examples``, ``$comment``
 and ignored, as the draft says. Any other keyword is *not checked*: :attr:`Schema.unchecked`
 lists where each is, a :class:`SchemaWarning` says so when the schema is compiled, and
 ``unknown="error"`` refuses the schema instead. A schema that is itself wrong (an unknown type
-name, a ``$ref`` that leads nowhere, a pattern that does not compile) is a
-:class:`SchemaDefinitionError`.
+name, a ``$ref`` that leads nowhere, a pattern that does not compile, a keyword value of the
+wrong type or out of range) is a :class:`SchemaDefinitionError`.
+
+Limits
+======
+
+A schema is input: compiling walks it with a work list (any depth), and a value's checks are
+expanded once, when compiled (:meth:`Shape.expansion`: ``allOf``/``$ref`` met again for the
+same value are checked once, each ``anyOf``/``oneOf`` alternative is a branch), within
+:data:`MAX_EXPANSION` steps plus a few per subschema; a schema that needs more is refused, so
+that the work per character of a document is bounded by the schema's size. Numbers are decided
+on the digits written (``Decimal("1e999999999")`` is not expanded).
 
 Equality is JSON's: ``1`` equals ``1.0``, ``true`` does not equal ``1``, and objects are equal
 whatever the order of their keys.
@@ -235,10 +246,12 @@ def describe(value: Any, limit: int = 60) -> str:
         text = repr(value)
     elif value is None or isinstance(value, bool):
         text = {None: "null", True: "true", False: "false"}[value]
-    elif isinstance(value, (dict, list)):
+    elif isinstance(value, (dict, list, tuple)):
         return f"an {_kind_name(value)}" if isinstance(value, dict) else "an array"
     elif isinstance(value, int) and value.bit_length() > 10_000:
         text = f"an integer of {value.bit_length()} bits"  # (too long to write in decimal)
+    elif isinstance(value, (set, frozenset)):
+        return f"a {type(value).__name__}"
     else:
         text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
@@ -270,37 +283,39 @@ def json_equal(a: Any, b: Any) -> bool:
 
 
 def canonical(value: Any) -> Any:
-    """A hashable key equal for values that are JSON-equal (for ``uniqueItems``), without
-    recursion: numbers are tagged apart from booleans, arrays become tuples, objects sets."""
-    # Build bottom-up with an explicit stack of (value, children done) entries.
+    """A hashable key equal for values that are JSON-equal (for ``uniqueItems``), made
+    without recursion, and flat (a tuple of tokens, so that hashing and comparing it do not
+    recurse either): the value in prefix order, numbers tagged apart from booleans, an
+    object's members in the order of their keys."""
     out: list[Any] = []
-    todo: list[tuple[Any, bool]] = [(value, False)]
+    todo = [value]
     while todo:
-        item, done = todo.pop()
+        item = todo.pop()
         kind = kind_of(item)
         if kind == ARRAY:
-            if not done:
-                todo.append((item, True))
-                todo.extend((x, False) for x in reversed(item))
-                continue
-            n = len(item)
-            parts = tuple(out[len(out) - n :]) if n else ()
-            del out[len(out) - n :]
-            out.append(("a", parts))
+            out.append(("a", len(item)))
+            todo.extend(reversed(item))
         elif kind == OBJECT:
-            if not done:
-                todo.append((item, True))
-                todo.extend((x, False) for x in reversed(list(item.values())))
-                continue
-            n = len(item)
-            parts = tuple(out[len(out) - n :]) if n else ()
-            del out[len(out) - n :]
-            out.append(("o", frozenset(zip(item.keys(), parts, strict=True))))
+            out.append(("o", len(item)))
+            for key in sorted(item, reverse=True):
+                todo.append(item[key])
+                todo.append(_Key(key))
+        elif kind == 0 and type(item) is _Key:
+            out.append(("k", item.key))
         elif kind in (INTEGER, NUMBER):
             out.append(("n", item))
         else:
             out.append((kind, item))
-    return out[0]
+    return tuple(out)
+
+
+class _Key:
+    """An object's key among the values :func:`canonical` has yet to write."""
+
+    __slots__ = ("key",)
+
+    def __init__(self, key: str) -> None:
+        self.key = key
 
 
 class Shape:
@@ -417,7 +432,11 @@ class Shape:
         ``owner``. Found once (see :func:`_expand`)."""
         plan = self.plan
         if plan is None:
-            plan = self.plan = _expand(self, MAX_EXPANSION)
+            if self.simple:
+                plan = ((0, self, "", 0),) if self.own else ()
+            else:  # (compiled with the schema: only a shape given to no value comes here)
+                plan = _expand(self, MAX_EXPANSION)
+            self.plan = plan
         return plan
 
     def key_shapes(self, key: str) -> tuple[Shape, ...]:
@@ -550,7 +569,7 @@ class _Compiler:
         limit = MAX_EXPANSION + _EXPANSION_PER_SHAPE * len(self.shapes)
         work = 0
         for shape in (root, *self.values):
-            if shape.plan is None:
+            if shape.plan is None and not shape.simple:  # (a simple one is its own checks)
                 shape.plan = _expand(shape, limit)
                 work += len(shape.plan)
                 if work > 16 * limit:
@@ -723,7 +742,8 @@ def _expand(shape: Shape, limit: int) -> tuple[tuple[int, Shape, str, int], ...]
         if shape.plan is not None:
             return shape.plan
     steps: list[tuple[int, Shape, str, int]] = []
-    seen: list[set[int]] = [set()]  # for each owner: the shapes expanded for it
+    seen: set[tuple[int, int]] = set()  # (owner, shape id): the shapes expanded for each owner
+    owners = 1
     grouping: set[int] = set()  # the shapes whose groups hold the branch being expanded
     todo: list[tuple[str, Shape, int]] = [("", shape, 0)]  # ("": expand; "/": a group ends)
     work = 0
@@ -740,14 +760,14 @@ def _expand(shape: Shape, limit: int) -> tuple[tuple[int, Shape, str, int], ...]
             grouping.discard(id(sub))
         elif action:  # "anyOf" or "oneOf": the group, then each branch
             alternatives = sub.any_of if action == "anyOf" else sub.one_of
-            first = len(seen)
+            first = owners
+            owners += len(alternatives)
             steps.append((owner, sub, action, len(alternatives)))
-            seen.extend(set() for _ in alternatives)
             grouping.add(id(sub))
             todo.append(("/", sub, owner))
             todo.extend(("", alt, first + i) for i, alt in reversed(list(enumerate(alternatives))))
-        elif id(sub) not in seen[owner] and id(sub) not in grouping:
-            seen[owner].add(id(sub))
+        elif (owner, id(sub)) not in seen and id(sub) not in grouping:
+            seen.add((owner, id(sub)))
             if sub.own:
                 steps.append((owner, sub, "", 0))
             if sub.one_of:
@@ -897,6 +917,20 @@ def _unquote(part: str) -> str:
     return unquote(part)
 
 
+#: Values that are neither a schema nor a Python type.
+_NOT_SCHEMAS: Final = (
+    list,
+    tuple,
+    set,
+    frozenset,
+    str,
+    bytes,
+    bytearray,
+    int,
+    float,
+    complex,
+    Decimal,
+)
 #: The places of keywords not checked a warning names (the others are counted).
 _SHOWN: Final = 20
 
@@ -924,7 +958,7 @@ class Schema:
             self.root: Shape = source.root
             self._unchecked: list[tuple[Shape, str]] = source._unchecked
             return
-        if isinstance(source, (list, str, int, float)) and not isinstance(source, bool):
+        if isinstance(source, _NOT_SCHEMAS) and not isinstance(source, bool):
             raise SchemaDefinitionError(
                 f"a schema is an object or a boolean, not {describe(source)}"
             )
