@@ -196,7 +196,9 @@ def test_patterns_without_repetition_keep_re_features() -> None:
         loads('"ab"', schema={"pattern": r"(?!a)ab"})
 
 
-ATOMS = st.sampled_from(["a", "b", "[ab]", ".", r"\w", "a?", "(?:)", "^", "$", r"\b"])
+ATOMS = st.sampled_from(
+    ["a", "b", "A", "[ab]", "[^a]", ".", r"\w", r"\s", "\n", "(?:)", "^", "$", r"\b", r"\B", r"\Z"]
+)
 
 
 def _quantified(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
@@ -212,13 +214,15 @@ nested_patterns = st.recursive(ATOMS, _quantified, max_leaves=8)
 
 @settings(max_examples=examples(100), deadline=None)
 @given(
+    flags=st.sampled_from(["", "(?i)", "(?m)", "(?s)", "(?a)"]),
     pattern=nested_patterns,
-    texts=st.lists(st.text("ab!\n ", max_size=8), min_size=1, max_size=6),
+    texts=st.lists(st.text("abA!\n é", max_size=8), min_size=1, max_size=6),
     n=st.integers(100, 2000),
 )
 def test_generated_nested_quantifiers_match_as_re_does_in_one_pass(
-    pattern: str, texts: list[str], n: int
+    flags: str, pattern: str, texts: list[str], n: int
 ) -> None:
+    pattern = flags + pattern
     try:
         compiled = Schema({"pattern": pattern}).root.pattern
     except SchemaDefinitionError as exc:  # refused: only for its size

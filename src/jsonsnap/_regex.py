@@ -70,6 +70,8 @@ _BRANCHING: Final = frozenset(
     {*_REPEATS, _c.BRANCH, _c.GROUPREF_EXISTS}
     | {getattr(_c, n) for n in ("ATOMIC_GROUP", "POSSESSIVE_REPEAT") if hasattr(_c, n)}
 )
+#: Whether ``\B`` matches the empty text (it does from Python 3.14 on).
+_EMPTY_NON_BOUNDARY: Final = re.search(r"\B", "") is not None
 #: Flags that change what one character matches.
 _CHAR_FLAGS: Final = re.IGNORECASE | re.ASCII | re.DOTALL
 
@@ -264,6 +266,8 @@ class _Automaton:
             return after == _END
         if at == _c.AT_END:
             return after == _END or (after == "\n" and (multiline or last_newline))
+        if before == after == _END:  # the empty text
+            return at == _c.AT_NON_BOUNDARY and _EMPTY_NON_BOUNDARY
         boundary = (before != _END and word(before) is not None) != (
             after != _END and word(after) is not None
         )
