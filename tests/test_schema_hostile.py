@@ -87,6 +87,15 @@ def test_doubling_inside_a_property_is_refused_too() -> None:
         Schema(schema)
 
 
+def test_values_that_share_a_large_expansion_are_refused_together() -> None:
+    big = {"allOf": [{"minimum": -i} for i in range(1_000)]}
+    places = {f"p{i}": {"$ref": "#/$defs/big", "type": "integer"} for i in range(1_000)}
+    with pytest.raises(SchemaDefinitionError, match="steps together"):
+        Schema({"$defs": {"big": big}, "properties": places})
+    few = dict(list(places.items())[:3])
+    assert loads('{"p0": 1}', schema={"$defs": {"big": big}, "properties": few}) == {"p0": 1}
+
+
 def test_a_schema_without_ref_is_never_refused_by_the_expansion_limit() -> None:
     alternatives = [
         {"allOf": [{"properties": {f"k{i}": {"const": i}}}, {"required": [f"k{i}"]}]}
