@@ -117,27 +117,21 @@ class Checks(Faults):
         groups: list[Group],
         where: Where,
         start: int,
-        seen: set[int] | None = None,
     ) -> None:
-        """The leaves (and groups) of ``shape`` on one value."""
-        if shape.own:
-            leaves.append(Leaf(shape, owner))
+        """The leaves (and groups) of ``shape`` on one value (its expansion, found once when
+        the schema is compiled: see ``Shape.expansion``)."""
         if shape.simple:
+            if shape.own:
+                leaves.append(Leaf(shape, owner))
             return
-        seen = seen if seen is not None else set()
-        if id(shape) in seen:  # a $ref loop that reads nothing: checked once
-            return
-        seen.add(id(shape))
-        for sub in shape.all_of:
-            self._expand(sub, owner, leaves, groups, where, start, seen)
-        for keyword, alternatives in (("anyOf", shape.any_of), ("oneOf", shape.one_of)):
-            if alternatives:
-                group = Group(owner, keyword, shape, where, start)
-                groups.append(group)
-                for sub in alternatives:
-                    branch = Branch(group)  # (it joins the group)
-                    self._expand(sub, branch, leaves, groups, where, start, set(seen))
-        seen.discard(id(shape))
+        owners = [owner]
+        for index, sub, keyword, branches in shape.expansion():
+            if not keyword:
+                leaves.append(Leaf(sub, owners[index]))
+                continue
+            group = Group(owners[index], keyword, sub, where, start)
+            groups.append(group)
+            owners.extend(Branch(group) for _ in range(branches))  # (each joins the group)
 
     def _begin(self, kind: int, start: int) -> tuple[list[Leaf], list[Group], Where]:
         """A value of ``kind`` begins at ``start``: its leaves and groups, and where it is;
@@ -451,7 +445,7 @@ class Checks(Faults):
                     frame.start,
                     shape,
                 )
-            elif shape.pattern is not None and shape.pattern.search(value) is None:
+            elif shape.pattern is not None and not shape.pattern.search(value):
                 err = Fault(
                     f"does not match {shape.pattern.pattern!r}",
                     "pattern",
