@@ -335,6 +335,14 @@ def deep_text(depth: int, inner: str) -> str:
     return '{"allOf": [' * depth + inner + "]}" * depth
 
 
+def assert_one_call_breaks_its_schema(status: int, err: str) -> None:
+    """The replay's end: exit status 1 and one line, the call's violation (no traceback)."""
+    assert status == 1
+    (line,) = err.splitlines()
+    assert line.startswith("jsonsnap: 1 of 1 tool call is not fit to run: tool 'book_table'")
+    assert "breaks its schema" in line and "at /seating" in line
+
+
 def test_replay_reads_a_deep_schema_file(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -344,9 +352,9 @@ def test_replay_reads_a_deep_schema_file(
     (tool,) = [t for t in request["tools"] if t["name"] == "book_table"]
     path = tmp_path / "deep.json"
     path.write_text('{"book_table": ' + deep_text(10_000, json.dumps(tool["parameters"])) + "}")
-    cli.main(["replay", str(RESPONSES), "--schema", str(path)])
+    status = cli.main(["replay", str(RESPONSES), "--schema", str(path)])
     out, err = capsys.readouterr()
-    assert err == ""
+    assert_one_call_breaks_its_schema(status, err)
     assert sum(line.startswith("│ ✗ /seating: ") for line in out.splitlines()) == 1
 
 
@@ -366,9 +374,9 @@ def test_replay_checks_deep_tools_the_stream_repeats(
         lines[i] = "data: " + text
     path = tmp_path / "deep.sse"
     path.write_text("\n".join(lines), "utf-8")
-    cli.main(["replay", str(path)])
+    status = cli.main(["replay", str(path)])
     out, err = capsys.readouterr()
-    assert err == ""
+    assert_one_call_breaks_its_schema(status, err)
     assert sum(line.startswith("│ ✗ /seating: ") for line in out.splitlines()) == 1
 
 
