@@ -179,6 +179,14 @@ def _is_container(value: Any) -> bool:
     return isinstance(value, (list, dict))
 
 
+def _of_json_type(value: Any, tp: Any) -> bool:
+    """Whether the values of ``tp`` are containers of the JSON type of ``value``."""
+    kind = _unwrap(tp)[1]
+    if isinstance(value, list):
+        return kind in ("list", "tuple", "namedtuple")
+    return isinstance(value, dict) and kind in ("dict", "dataclass", "typeddict", "pydantic")
+
+
 def _short(value: Any) -> str:
     text = repr(value) if not _is_container(value) else type(value).__name__
     return text if len(text) <= 60 else text[:57] + "..."
@@ -219,28 +227,50 @@ class _Walk:
     ``matched`` holds the verdict for a finished container, ``progress`` how many leading
     items of an open array or dict are finished and match (they never change); both may be
     kept between walks (a parser's :class:`LiveView`), as long as ``open`` is told right.
+    ``now`` holds the verdicts for open containers, good for this walk only.
     """
 
-    __slots__ = ("matched", "open", "progress")
+    __slots__ = ("matched", "now", "open", "progress")
 
     def __init__(self, open_ids: frozenset[int] | set[int] = frozenset()) -> None:
         self.open = open_ids
         self.matched: dict[tuple[int, int, bool], tuple[Any, Any, bool]] = {}
+        self.now: dict[tuple[int, int, bool], bool] = {}  # open containers, for this walk
         self.progress: dict[tuple[int, int, bool], tuple[Any, int]] = {}
 
     # ------------------------------------------------------------------ matching
 
-    def matching(self, value: Any, tp: Any, partial: bool) -> _Frame:
+    def step(self, where: Any, key: str | int) -> Any:
+        """The place of the part at ``key`` of the part at ``where`` (for a view's masks)."""
+        return None
+
+    def masked(self, where: Any) -> bool:
+        """Whether the part at ``where`` is masked (a view shows NOT_YET there)."""
+        return False
+
+    def fits(self, value: Any, tp: Any, partial: bool, where: Any) -> bool | None:
+        """Whether a part that is not a container matches (a masked part fits anything: it
+        shows as NOT_YET), or None for a container."""
+        if where is not None and self.masked(where):
+            return True
+        if _is_container(value):
+            return None
+        return _scalar_matches(value, tp, _kind(tp), partial)
+
+    def matching(self, value: Any, tp: Any, partial: bool, where: Any = None) -> _Frame:
         """Whether ``value`` has the shape of ``tp``: the JSON types, required and unknown
         keys, array lengths, literal and enum values; constraints from ``Annotated`` are not
         checked. With ``partial``, ``value`` is a snapshot of a value still streaming: keys
-        may be missing, arrays short, and a string may be cut short of a literal or enum."""
+        may be missing, arrays short, and a string may be cut short of a literal or enum.
+        In a view, the parts masked at or under ``where`` fit anything."""
+        if where is not None and self.masked(where):
+            return True
         tp, kind = _unwrap(tp)
         if not _is_container(value):
             return _scalar_matches(value, tp, kind, partial)
         if kind == "union":
             for member in _members(tp):
-                if (yield _HERE, self.matching(value, member, partial)):
+                if (yield _HERE, self.matching(value, member, partial, where)):
                     return True
             return False
         if kind not in _CONTAINERS:
@@ -250,13 +280,31 @@ class _Walk:
         if known is not None:
             return known[2]
         is_open = id(value) in self.open
-        ok = yield from self._match_container(value, tp, kind, partial, key, is_open)
-        if not is_open:
+        if is_open and key in self.now:
+            return self.now[key]
+        ok = yield from self._match_container(value, tp, kind, partial, key, is_open, where)
+        if is_open:
+            self.now[key] = ok
+        else:
             self.matched[key] = (value, tp, ok)
         return ok
 
+    def _match_part(self, value: Any, tp: Any, partial: bool, where: Any, key: Any) -> _Frame:
+        """Whether the part at ``key`` of a container (``value``) matches ``tp``."""
+        place = self.step(where, key)
+        ok = self.fits(value, tp, partial, place)
+        if ok is None:
+            ok = yield key, self.matching(value, tp, partial, place)
+        return ok
+
     def _match_items(
-        self, items: Any, tp: Any, partial: bool, key: tuple[int, int, bool], is_open: bool
+        self,
+        items: Any,
+        tp: Any,
+        partial: bool,
+        key: tuple[int, int, bool],
+        is_open: bool,
+        where: Any,
     ) -> _Frame:
         """Whether every item of an array or every value of a dict matches ``tp``; for an open
         one, from where the last walk left off (the items before its last are finished)."""
@@ -272,12 +320,10 @@ class _Walk:
             )
         else:
             todo = enumerate(items) if isinstance(items, list) else items.items()
-        kind = _kind(tp)
         for k, v in todo:
-            if _is_container(v):
-                if not (yield k, self.matching(v, tp, partial)):
-                    return False
-            elif not _scalar_matches(v, tp, kind, partial):
+            if not (yield from self._match_part(v, tp, partial, where, k)):
+                if is_open and isinstance(items, list) and k > start:
+                    self.progress[key] = (items, min(k, n - 1))  # those before it match
                 return False
         if is_open:
             self.progress[key] = (items, max(n - 1, 0))
@@ -291,42 +337,37 @@ class _Walk:
         partial: bool,
         key: tuple[int, int, bool],
         is_open: bool,
+        where: Any,
     ) -> _Frame:
-        if kind == "list":
+        if kind in ("list", "dict"):
+            if not isinstance(value, list if kind == "list" else dict):
+                return False
+            return (yield from self._match_items(value, _item(tp), partial, key, is_open, where))
+        if kind in ("tuple", "namedtuple"):
             if not isinstance(value, list):
                 return False
-            return (yield from self._match_items(value, _item(tp), partial, key, is_open))
-        if kind == "dict":
-            if not isinstance(value, dict):
-                return False
-            return (yield from self._match_items(value, _item(tp), partial, key, is_open))
-        if kind == "tuple":
-            if not isinstance(value, list):
-                return False
-            items = _tuple_items(tp)
-            if items is None:
-                item = get_args(tp)[0] if get_args(tp) else Any
-                return (yield from self._match_items(value, item, partial, key, is_open))
-            if len(value) > len(items) or (len(value) < len(items) and not partial):
+            if kind == "namedtuple":
+                fields = _fields(tp, kind)
+                items: Any = [f.tp for f in fields]
+                if not partial and any(f.required for f in fields[len(value) :]):
+                    return False
+            else:
+                items = _tuple_items(tp)
+                if items is None:
+                    item = get_args(tp)[0] if get_args(tp) else Any
+                    return (yield from self._match_items(value, item, partial, key, is_open, where))
+                if len(value) < len(items) and not partial:
+                    return False
+            if len(value) > len(items):
                 return False
             for i, (v, t) in enumerate(zip(value, items, strict=False)):
-                if not (yield i, self.matching(v, t, partial)):
-                    return False
-            return True
-        if kind == "namedtuple":
-            fields = _fields(tp, kind)
-            if not isinstance(value, list) or len(value) > len(fields):
-                return False
-            if not partial and any(f.required for f in fields[len(value) :]):
-                return False
-            for i, (v, f) in enumerate(zip(value, fields, strict=False)):
-                if not (yield i, self.matching(v, f.tp, partial)):
+                if not (yield from self._match_part(v, t, partial, where, i)):
                     return False
             return True
         if not isinstance(value, dict):
             return False
         if kind == "pydantic":
-            return (yield from self._match_pydantic(value, tp, partial))
+            return (yield from self._match_pydantic(value, tp, partial, where))
         by_name = {f.name: f for f in _fields(tp, kind) if f.init}
         if kind == "dataclass" and (
             len(value) > len(by_name) or not by_name.keys() >= value.keys()
@@ -334,13 +375,13 @@ class _Walk:
             return False
         for name, f in by_name.items():
             if name in value:
-                if not (yield name, self.matching(value[name], f.tp, partial)):
+                if not (yield from self._match_part(value[name], f.tp, partial, where, name)):
                     return False
             elif f.required and not partial:
                 return False
         return True
 
-    def _match_pydantic(self, value: dict[str, Any], tp: Any, partial: bool) -> _Frame:
+    def _match_pydantic(self, value: dict[str, Any], tp: Any, partial: bool, where: Any) -> _Frame:
         model_fields = getattr(tp, "model_fields", None)
         if not isinstance(model_fields, dict):
             return True
@@ -349,10 +390,10 @@ class _Walk:
             if key is None:
                 if not partial and getattr(field, "is_required", lambda: False)():
                     return False
-            elif not (
-                yield key, self.matching(value[key], getattr(field, "annotation", Any), partial)
-            ):
-                return False
+            else:
+                annotation = getattr(field, "annotation", Any)
+                if not (yield from self._match_part(value[key], annotation, partial, where, key)):
+                    return False
         return True
 
     # ------------------------------------------------------------------ converting
@@ -552,8 +593,13 @@ class _Viewer(_Walk):
             members = _members(tp)
             for partial in (False, True):
                 for member in members:
-                    if (yield _HERE, self.matching(value, member, partial)):
+                    if (yield _HERE, self.matching(value, member, partial, where)):
                         return (yield _HERE, self.part(value, member, where, lenient))
+            # None fits: the first member of its JSON type, its parts that do not fit NOT_YET
+            # (an ``X | None`` shows X with a wrong part, as X itself does).
+            for member in members:
+                if _of_json_type(value, member):
+                    return (yield _HERE, self.part(value, member, where, lenient))
             return NOT_YET
         entry = None
         entries = self.entries

@@ -295,7 +295,7 @@ class Validating:
 
 
 def _name(tp: Any) -> str:
-    return str(getattr(tp, "__qualname__", None) or repr(tp).replace("typing.", ""))
+    return str(getattr(tp, "__name__", None) or repr(tp).replace("typing.", ""))
 
 
 def _walk(root: Any, path: tuple[str | int, ...]) -> tuple[bool, Any, bool]:
