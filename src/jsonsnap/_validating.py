@@ -151,7 +151,8 @@ class Validating:
                 expected=_name(tp),
                 found=type(cause).__name__,
             )
-            raise err from cause
+            err.__cause__ = cause  # (not ``raise err from cause``: the compiled build drops it)
+            raise err
 
     # ------------------------------------------------------------------ questions
 
