@@ -389,6 +389,7 @@ def pydantic_models() -> Any:
     return PNode, Event, Log
 
 
+@pytest.mark.filterwarnings("ignore::jsonsnap.SchemaWarning")  # format: pydantic's to check
 def test_what_pydantic_refuses_is_a_schema_error() -> None:
     from pydantic import ValidationError
 
@@ -423,6 +424,7 @@ moments = st.one_of(
 ids = st.one_of(st.uuids().map(str), st.text("0123456789abcdef-", max_size=12))
 
 
+@pytest.mark.filterwarnings("ignore::jsonsnap.SchemaWarning")
 @settings(max_examples=examples(30), deadline=None)
 @given(when=moments, id_=ids, seed=st.integers(0, 2**16))
 def test_pydantic_verdicts_come_as_schema_errors(when: str, id_: str, seed: int) -> None:
@@ -446,3 +448,10 @@ def test_pydantic_verdicts_come_as_schema_errors(when: str, id_: str, seed: int)
             parser.close()
         assert isinstance(caught.value.__cause__, ValidationError), label
         assert caught.value.path in (("when",), ("id",))
+
+
+def test_a_repeated_key_shows_the_last_value_once_its_object_closes() -> None:
+    parser = feed(dict[str, list[int]], ['{"a": [1], "b": [2]'])
+    assert parser.view() == {"a": [1], "b": [2]}
+    parser.feed(', "a": [3], "c": [4]}')
+    assert parser.view() == parser.close() == {"a": [3], "b": [2], "c": [4]}

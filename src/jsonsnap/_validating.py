@@ -151,8 +151,9 @@ class Validating:
                 expected=_name(tp),
                 found=type(cause).__name__,
             )
-            err.__cause__ = cause  # (not ``raise err from cause``: the compiled build drops it)
-            raise err
+            # Set, not ``raise err from cause``: the compiled build drops that cause.
+            err.__cause__ = cause
+            raise err  # noqa: B904
 
     # ------------------------------------------------------------------ questions
 
