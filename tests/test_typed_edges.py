@@ -455,3 +455,26 @@ def test_a_repeated_key_shows_the_last_value_once_its_object_closes() -> None:
     assert parser.view() == {"a": [1], "b": [2]}
     parser.feed(', "a": [3], "c": [4]}')
     assert parser.view() == parser.close() == {"a": [3], "b": [2], "c": [4]}
+
+
+@pytest.mark.filterwarnings("ignore::jsonsnap.SchemaWarning")
+def test_the_path_of_a_refusal_leaves_out_the_union_member_pydantic_names() -> None:
+    pytest.importorskip("pydantic")
+    import datetime
+    from typing import Annotated
+
+    from pydantic import BaseModel, Field
+
+    class Cat(BaseModel):
+        kind: Literal["cat"]
+        born: datetime.date
+
+    class Dog(BaseModel):
+        kind: Literal["dog"]
+
+    class Owner(BaseModel):
+        pet: Annotated[Union[Cat, Dog], Field(discriminator="kind")]  # noqa: UP007
+
+    with pytest.raises(SchemaError) as caught:
+        feed(Owner, ['{"pet": {"kind": "cat", "born": "nope"}}']).close()
+    assert caught.value.path == ("pet", "born")  # pydantic's loc: ("pet", "cat", "born")

@@ -498,7 +498,24 @@ def convert(value: Any, tp: Any) -> Any:
         if flat is not _DEEP:
             return flat
     walk = _Walk()
-    return _run(walk.converting(value, tp))
+    try:
+        return _run(walk.converting(value, tp))
+    except ConversionError as error:
+        error.path = _located(value, error.path)
+        raise
+
+
+def _located(value: Any, path: _Path) -> _Path:
+    """``path`` without the steps that are not in ``value`` (pydantic's ``loc`` names the
+    member of a union it tried, as in ``("pet", "cat", "lives")``)."""
+    kept: list[str | int] = []
+    for step in path:
+        in_object = isinstance(value, dict) and isinstance(step, str) and step in value
+        in_array = isinstance(value, list) and type(step) is int and 0 <= step < len(value)
+        if in_object or in_array:
+            value = value[step]
+            kept.append(step)
+    return tuple(kept)
 
 
 # ---------------------------------------------------------------------------------------------
