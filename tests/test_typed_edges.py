@@ -479,3 +479,26 @@ def test_the_path_of_a_refusal_leaves_out_the_union_member_pydantic_names() -> N
     with pytest.raises(SchemaError) as caught:
         feed(Owner, ['{"pet": {"kind": "cat", "born": "nope"}}']).close()
     assert caught.value.path == ("pet", "born")  # pydantic's loc: ("pet", "cat", "born")
+
+
+@dataclass
+class Span:
+    start: int
+    end: int
+
+    def __post_init__(self) -> None:
+        if self.end < self.start:
+            raise ValueError("the span ends before it starts")
+
+
+def test_what_a_constructor_refuses_is_a_schema_error() -> None:
+    text = '{"spans": [{"start": 1, "end": 2}, {"start": 5, "end": 3}]}'
+    tp = dataclasses.make_dataclass("Spans", [("spans", list[Span])])
+    for _, fragments in chunkings(text, rounds=1):
+        parser = feed(tp, fragments)
+        assert parser.view().spans[1].end == 3  # a view builds without __init__
+        with pytest.raises(SchemaError, match="ends before it starts") as caught:
+            parser.close()
+        assert caught.value.path == ("spans", 1)
+        assert isinstance(caught.value.__cause__, ValueError)
+        assert parser.error is not None and parser.violations  # failed, and says so
