@@ -9,6 +9,7 @@ import collections.abc
 import contextlib
 import dataclasses
 import enum
+import functools
 import math
 import types
 import typing
@@ -111,8 +112,21 @@ def _is_namedtuple(tp: type) -> bool:
 
 def _kind(tp: Any) -> _Kind:
     try:
-        simple = _SIMPLE.get(tp)
+        return _cached_kind(tp)
     except TypeError:  # unhashable, such as Annotated[int, {"minimum": 0}]
+        return _kind_of(tp)
+
+
+@functools.lru_cache(maxsize=1024)
+def _cached_kind(tp: Any) -> _Kind:
+    """:func:`_kind` of a hashable type (the converters ask it of every part they walk)."""
+    return _kind_of(tp)
+
+
+def _kind_of(tp: Any) -> _Kind:
+    try:
+        simple = _SIMPLE.get(tp)
+    except TypeError:  # unhashable
         simple = None
     if simple is not None:
         return simple

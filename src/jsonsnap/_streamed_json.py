@@ -240,11 +240,12 @@ class StreamedJSON:
         seen (``[]`` without a schema; see :meth:`jsonsnap.Parser.missing`)."""
         return self._parser.missing(path)
 
-    def view(self, *, defaults: bool = False) -> Any:
+    def view(self, *, defaults: bool = False, copy: bool = False) -> Any:
         """The value so far as the schema's Python type, every field its value or
-        :data:`jsonsnap.NOT_YET` (see :meth:`jsonsnap.Parser.view`); ``ValueError`` when the
-        schema is not a Python type."""
-        return self._parser.view(defaults=defaults)
+        :data:`jsonsnap.NOT_YET` (see :meth:`jsonsnap.Parser.view`: live, a view after every
+        update costs what changed; ``copy=True`` for an independent one); ``ValueError`` when
+        the schema is not a Python type."""
+        return self._parser.view(defaults=defaults, copy=copy)
 
     def take(self, path: Sequence[str | int] = ()) -> list[tuple[int, Any]]:
         """The elements of the array at ``path`` finished since the last call, as ``(index,

@@ -39,7 +39,13 @@ Choices worth knowing:
 
 * A **TypedDict** sets no ``additionalProperties``: Python allows extra keys in a TypedDict at
   run time, so the schema does too (a dataclass, whose constructor refuses unknown keywords,
-  sets ``additionalProperties: false``).
+  sets ``additionalProperties: false``). :func:`convert` and :func:`view` keep its declared
+  keys only, as pydantic does (``TypeAdapter(TD)``): what the type promises is what is there.
+* Values convert and view at **any depth** (no recursion). A pydantic model is validated by
+  pydantic, whose own depth limit (its recursion guard: 255 nested models in pydantic 2.14)
+  refuses deeper values: :func:`convert` raises :class:`ConversionError` then, as for any value
+  the type refuses, with pydantic's ``ValidationError`` as its ``__cause__`` (a parser's
+  ``close()`` makes it a ``SchemaError``).
 * A **NamedTuple** is a tuple, so it travels as a JSON array of its fields in order, the
   trailing ones with defaults optional.
 * In ``Annotated``, a ``dict`` item is taken as JSON Schema keywords and merged in as is; an
@@ -103,9 +109,9 @@ from ._pytypes import (  # the shared helpers of the type modules
     _tuple_items,
     _type_name,
 )
-from ._typed import convert, type_at, view
+from ._typed import ConversionError, convert, type_at, view
 
-__all__ = ["NOT_YET", "convert", "schema_of", "type_at", "view"]
+__all__ = ["NOT_YET", "ConversionError", "convert", "schema_of", "type_at", "view"]
 
 # ---------------------------------------------------------------------------------------------
 # schema_of

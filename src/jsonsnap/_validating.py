@@ -17,13 +17,14 @@ from collections.abc import Sequence
 from enum import Enum
 from typing import Any
 
+from ._automaton import Automaton
 from ._check import CheckedTree
 from ._errors import JSONDecodeError, SchemaError
 from ._faults import alive
 from ._observer import NOTHING
 from ._options import Options
 from ._schema import Schema, Shape
-from ._tree import Tree
+from ._tree import Tree, copy_value
 
 __all__ = ["FieldState", "Validating"]
 
@@ -47,18 +48,25 @@ _MODES = ("raise", "collect")
 class Validating:
     """The schema side of a parser (see the module docstring)."""
 
-    __slots__ = ("_schema", "_taken", "_typed")
+    __slots__ = ("_live", "_marks", "_schema", "_taken", "_typed")
 
     _schema: Schema | None
     _typed: bool
     _taken: dict[tuple[str | int, ...], int]
+    _marks: Any  # the violations' paths (_typed.Marks), made when first needed
+    _live: dict[bool, Any]  # view() between calls (_typed.LiveView), for each ``defaults``
     # (declared by Reading)
+    _auto: Automaton
     _tree: Tree
     _box: list[Any]
     _error: JSONDecodeError | SchemaError | None
     _options: Options
 
     def _failed(self, err: JSONDecodeError | SchemaError) -> None:  # pragma: no cover
+        raise NotImplementedError
+
+    @property
+    def position(self) -> int:  # pragma: no cover - Reading's
         raise NotImplementedError
 
     def is_complete(self, path: Sequence[str | int] = ()) -> bool:  # pragma: no cover
@@ -69,6 +77,8 @@ class Validating:
         if on_violation not in _MODES:
             raise ValueError(f"on_violation is 'raise' or 'collect', not {on_violation!r}")
         self._taken = {}
+        self._marks = None
+        self._live = {}
         if schema is None:
             if typed:
                 raise ValueError("typed=True needs a schema= that is a Python type")
@@ -111,10 +121,39 @@ class Validating:
         """The final value, converted to the schema's type when the parser is typed."""
         value = self._box[0]
         if self._typed and self._schema is not None:
-            from ._types import convert
-
-            return convert(value, self._schema.type)
+            try:
+                return self._convert(value, self._schema.type, ())
+            except SchemaError as err:
+                self._failed(err)  # (close() raises it again, as any error)
+                raise
         return value
+
+    def _convert(self, value: Any, tp: Any, at: tuple[str | int, ...]) -> Any:
+        """``value`` (the part at ``at``) as an instance of ``tp``; a value the type refuses
+        (an Enum, a constructor, pydantic's validation: what JSON Schema does not say) is a
+        :class:`SchemaError` where the part that does not convert is, its cause kept."""
+        from ._typed import ConversionError, convert
+
+        try:
+            return convert(value, tp)
+        except ConversionError as exc:
+            cause = exc.__cause__
+            pos = self.position
+            auto = self._auto
+            err = SchemaError(
+                f"does not convert to {_name(tp)}: {exc}",
+                path=(*at, *exc.path),
+                pos=pos,
+                lineno=auto.lines + 1,
+                colno=pos - auto.line_start + 1,
+                start=pos,
+                keyword="",  # (no keyword of the JSON Schema: the type itself refused it)
+                expected=_name(tp),
+                found=type(cause).__name__,
+            )
+            # Set, not ``raise err from cause``: the compiled build drops that cause.
+            err.__cause__ = cause
+            raise err  # noqa: B904
 
     # ------------------------------------------------------------------ questions
 
@@ -136,10 +175,24 @@ class Validating:
             found.append(error)
         return found
 
+    def _marked(self) -> Any:
+        """The paths of the violations found so far (a ``_typed.Marks``, brought up to date)."""
+        marks = self._marks
+        if marks is None:
+            from ._typed import Marks
+
+            marks = self._marks = Marks()
+        tree = self._tree
+        error = self._error
+        marks.update(
+            tree.violations if isinstance(tree, CheckedTree) else [],
+            error if isinstance(error, SchemaError) else None,
+        )
+        return marks
+
     def _invalid(self, path: tuple[str | int, ...]) -> bool:
         """Whether a violation was found at or under ``path``."""
-        n = len(path)
-        return any(v.path[:n] == path for v in self.violations)
+        return bool(self._marked().under(path))
 
     def field_state(self, path: Sequence[str | int] = ()) -> FieldState:
         """The state of the field at ``path``: ``PENDING`` (declared by the schema and not
@@ -177,24 +230,39 @@ class Validating:
                 required.update(dict.fromkeys(shape.required))
         return [k for k in required if k not in present]
 
-    def view(self, *, defaults: bool = False) -> Any:
+    def view(self, *, defaults: bool = False, copy: bool = False) -> Any:
         """The value so far as the schema's Python type: every field its value so far or
-        :data:`jsonsnap.NOT_YET` (never a value of the wrong type, nor one with a violation);
-        a nested dataclass appears as soon as its object starts; with ``defaults=True`` an
-        absent field shows its default."""
+        :data:`jsonsnap.NOT_YET` (never a value of the wrong type, nor one at or under a
+        violation: the rest shows); a nested dataclass appears as soon as its object starts;
+        with ``defaults=True`` an absent field shows its default.
+
+        Live, as ``snapshot()`` is: a finished part is shown by the same object each time,
+        and an open part's object may be brought up to date in place by the next call, so a
+        view after every fragment costs what changed. ``copy=True`` builds an independent
+        one (costing the whole value)."""
         if self._schema is None or self._schema.type is None:
             raise ValueError("view() needs a schema= that is a Python type")
-        from ._types import NOT_YET, view
+        from ._typed import LiveView, view_marked
+        from ._types import NOT_YET
 
         root = self._box[0]
         if root is NOTHING:
             return NOT_YET
-        return view(root, self._schema.type, invalid=self._invalid, defaults=defaults)
+        marks = self._marked()
+        tp = self._schema.type
+        if copy:
+            return view_marked(root, tp, marks, defaults)
+        live = self._live.get(defaults)
+        if live is None:
+            live = self._live[defaults] = LiveView()
+        return live.view(root, tp, self._tree.stack, marks, defaults)
 
     def take(self, path: Sequence[str | int] = ()) -> list[tuple[int, Any]]:
         """The elements of the array at ``path`` completed since the last call, as
         ``(index, value)``, each converted to its Python type (a typed parser) or the checked
-        value; elements with a violation are left out (they are in ``violations``)."""
+        value; elements with a violation are left out (they are in ``violations``). An
+        element its type refuses (an Enum, a constructor, pydantic) is a :class:`SchemaError`,
+        raised once: by this call when it is the first element, else by the next one."""
         path = tuple(path)
         found, array, _ = _walk(self._box[0], path)
         if not found or not isinstance(array, list):
@@ -206,7 +274,7 @@ class Validating:
         self._taken[path] = done
         item_type: Any = None
         if self._typed and self._schema is not None:
-            from ._types import convert, type_at
+            from ._types import type_at
 
             item_type = type_at(self._schema.type, (*path, 0))
         out = []
@@ -214,10 +282,22 @@ class Validating:
             if self._invalid((*path, i)):
                 continue
             item = array[i]
-            out.append(
-                (i, convert(item, item_type) if item_type is not None else copy.deepcopy(item))
-            )
+            if item_type is None:
+                out.append((i, copy_value(item)))
+                continue
+            try:
+                out.append((i, self._convert(item, item_type, (*path, i))))
+            except SchemaError:
+                # Each element once: the ones before it now, and it raised by the next call.
+                self._taken[path] = i if out else i + 1
+                if out:
+                    return out
+                raise
         return out
+
+
+def _name(tp: Any) -> str:
+    return str(getattr(tp, "__name__", None) or repr(tp).replace("typing.", ""))
 
 
 def _walk(root: Any, path: tuple[str | int, ...]) -> tuple[bool, Any, bool]:
