@@ -51,10 +51,10 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from ._checks import GENERAL, NO_GROUPS, Checks, Frame, Leaf, common
+from ._checks import GENERAL, NO_GROUPS, Checks, Frame, Leaf
 from ._errors import SchemaError
 from ._fast import FastPaths
-from ._faults import alive
+from ._faults import Branch, Fault, Locator, alive
 from ._schema import ARRAY, BOOLEAN, NULL, NUMBER, OBJECT, STRING, Shape, kind_of
 from ._tree import Tree, WatchedTree
 
@@ -76,14 +76,20 @@ class CheckedTree(Checks, WatchedTree):
 
     __slots__ = (
         "auto",
+        "enums",
         "exact_fast",
         "faults",
         "frames",
+        "hashing",
+        "ids",
         "key_leaves",
+        "known",
+        "locator",
         "raise_",
         "raw",
         "root_shape",
         "saved",
+        "shared",
         "string",
         "violations",
     )
@@ -101,7 +107,17 @@ class CheckedTree(Checks, WatchedTree):
         self.saved: tuple[FastPaths, int] | None = None  # the automaton's, while exact
         self.exact_fast: FastPaths | None = None
         self.violations: list[SchemaError] = []
-        self.faults: set[tuple[int, str, str]] = set()
+        self.faults: set[tuple[int, str, Shape]] = set()
+        self.locator = Locator()
+        self.shared: dict[tuple[int, str], list[Any]] = {}
+        # The canonical keys of complete containers that an open array's uniqueItems or an
+        # open container's enum may ask for again (by id, with the container), the numbers
+        # of the containers' keys, the container enum values of each shape in that
+        # numbering, and how many such containers are open (none: all three forgotten).
+        self.known: dict[int, tuple[Any, Any]] = {}
+        self.ids: dict[Any, int] = {}
+        self.enums: dict[int, frozenset[Any]] = {}
+        self.hashing = 0
 
     def _exact(self, on: bool) -> None:
         """Have the automaton read the open string (or key) one escape at a time, so that
@@ -132,13 +148,14 @@ class CheckedTree(Checks, WatchedTree):
             # One simple shape, of the right type: the commonest case, written out.
             where = self._here()
             self._open(container)
-            self.frames.append(
-                Frame(kind, [Leaf(sub, None)], NO_GROUPS, where, start) if sub.own else None
-            )
-            return
-        leaves, groups, where = self._begin(kind, start)
-        self._open(container)
-        self.frames.append(Frame(kind, leaves, groups, where, start) if leaves or groups else None)
+            frame = Frame(kind, [Leaf(sub, None)], NO_GROUPS, where, start) if sub.own else None
+        else:
+            leaves, groups, where = self._begin(kind, start)
+            self._open(container)
+            frame = Frame(kind, leaves, groups, where, start) if leaves or groups else None
+        self.frames.append(frame)
+        if frame is not None and frame.hashed:
+            self.hashing += 1
 
     def _open(self, container: Any) -> None:
         """``WatchedTree.open``; written out when it has nothing to do but keep the nodes."""
@@ -174,6 +191,12 @@ class CheckedTree(Checks, WatchedTree):
             self._end_container(frame, value, end)
         frames = self.frames
         frames.pop()
+        if frame is not None and frame.hashed:
+            self.hashing -= 1
+            if not self.hashing:
+                self.known.clear()
+                self.ids.clear()
+                self.enums.clear()
         if self.observer is None and self.pairs is None and self.object_hook is None:
             self.stack.pop()  # WatchedTree.close, written out: it has nothing else to do
             self.keys.pop()
@@ -214,8 +237,9 @@ class CheckedTree(Checks, WatchedTree):
             keyed = frame.keys
             if keyed and (
                 len(keyed) > 1
+                or keyed[0].shape.closed is None
                 or keyed[0].shape.max_props is not None
-                or key not in keyed[0].shape.closed  # type: ignore[operator]
+                or key not in keyed[0].shape.closed
                 or keyed[0].owner is not None
             ):
                 m = self.auto.match
@@ -273,10 +297,8 @@ class CheckedTree(Checks, WatchedTree):
         if frame is not None and frame.keys:
             leaves = [leaf for leaf in frame.keys if alive(leaf.owner)]
             for leaf in leaves:
-                closed = leaf.shape.closed
-                leaf.cands = sorted(closed) if closed is not None else None
-                leaf.told = False
-                leaf.length = 0
+                shape = leaf.shape
+                leaf.expect(shape.allowed if shape.closed is not None else None)
             self.key_leaves = leaves
             self._exact(True)
         else:
@@ -301,21 +323,19 @@ class CheckedTree(Checks, WatchedTree):
             leaves = self.key_leaves
             frame = self.frames[-1]
             if leaves and frame is not None:
+                failed: list[tuple[Branch | None, Fault]] = []
                 for leaf in leaves:
-                    cands = leaf.cands
-                    if cands is None or leaf.told or not alive(leaf.owner):
+                    if leaf.cands is None or leaf.told or not alive(leaf.owner):
                         continue
-                    length = leaf.length
-                    left = [c for c in cands if c.startswith(text, length)]
-                    if left:
-                        leaf.cands = left
-                    else:
-                        k = max((common(c, text, length) for c in cands), default=0)
+                    k = leaf.narrow(text)
+                    if k >= 0:
                         leaf.told = True
                         key = self.pending[0] + text[: k + 1]
                         err = self._key_error(leaf.shape, key, pos + k * width, frame, False)
-                        self._fail(leaf.owner, err)
-                    leaf.length = length + len(text)
+                        failed.append((leaf.owner, err))
+                    leaf.length += len(text)
+                if failed:
+                    self._fail_all(failed)
         elif self.string is not None:
             before = self.slot[self.slot_key] if self.slot is not None else self.pending[0]
             self._grow(self.string, text, pos, width, before)

@@ -136,6 +136,14 @@ class Validating:
             found.append(error)
         return found
 
+    @property
+    def violations_dropped(self) -> int:
+        """How many more violations were found than ``violations`` keeps (``"collect"``
+        keeps the first 1,000: each holds its path, so that many more would cost memory
+        without limit)."""
+        tree = self._tree
+        return tree.dropped if isinstance(tree, CheckedTree) else 0
+
     def _invalid(self, path: tuple[str | int, ...]) -> bool:
         """Whether a violation was found at or under ``path``."""
         n = len(path)
