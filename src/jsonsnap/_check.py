@@ -35,15 +35,23 @@ When each is decided
 - ``enum``/``const`` of a string, an unknown key of a closed object: the first character no
   allowed value (key) begins with;
 - ``maxLength``, ``maxItems``: the character or element over the limit; ``maxProperties`` and
-  ``additionalProperties: false`` of a key read whole: the key's closing quote;
+  ``additionalProperties: false`` of a key read whole (or beside ``patternProperties``, whose
+  patterns need the whole key): the key's closing quote;
 - ``required``, ``minItems``, ``minProperties``: the closing bracket;
 - numbers, ``pattern``, ``minLength``, other ``enum``/``const``: the character that completes the
   value (after a number: the character that ends it, or the end of the input);
 - ``uniqueItems``: when the repeated element completes.
 
+Strings and keys allowed by ``enum``/``const`` or a closed object are narrowed as each
+character comes by a bisection of the sorted candidates (``Leaf.narrow``), so that a character
+costs the log of their number; other values are looked up by canonical key. Several failures
+one call finds (a fragment of a string against several shapes) are reported in the order of
+their places, as if the text came one character at a time.
+
 Reporting: ``on_violation="raise"`` raises the :class:`~jsonsnap.SchemaError` from the builder
 call, before the call changes anything (the parser then stays failed); ``"collect"`` keeps it
-in ``violations`` (once per place and keyword) and goes on.
+in ``violations`` (once per place and keyword, the first ``MAX_VIOLATIONS``; ``dropped``
+counts the others) and goes on. A duplicate key's members are each checked as they are read.
 """
 
 from __future__ import annotations
