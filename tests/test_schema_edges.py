@@ -98,35 +98,37 @@ def _string(draw: st.DrawFn, value: str) -> str:
 def string_cases(draw: st.DrawFn) -> tuple[Any, str]:
     """A union of string checks, alone, as a member (of a tagged union too) or on closed
     keys; and a document whose strings are near its values (some written as escapes)."""
-    union = draw(string_unions)
+    union: Any = draw(string_unions)
     allowed = [w for w in _strings_in(union) if w]
-    value = draw(words)
-    if allowed and draw(st.integers(0, 3)):  # an allowed value's beginning, then anything
-        near = draw(st.sampled_from(allowed))
-        value = near[: draw(st.integers(0, len(near)))] + draw(st.sampled_from("abcx")) + value
+    value: str = draw(words)
+    if allowed and draw(st.integers(0, 3)) > 0:  # an allowed value's beginning, then anything
+        near: str = draw(st.sampled_from(allowed))
+        cut: int = draw(st.integers(0, len(near)))
+        value = near[:cut] + draw(st.sampled_from("abcx")) + value
     form = draw(st.sampled_from(("alone", "member", "tagged", "keys")))
+    schema: dict[str, Any]
     if form == "alone":
         return union, _string(draw, value)
     if form == "member":
         schema = {"type": "object", "properties": {"k": union}}
         return schema, "{" + _string(draw, "k") + ": " + _string(draw, value) + "}"
     if form == "tagged":
-        tags = draw(st.lists(words, min_size=1, max_size=3))
+        tags: list[str] = draw(st.lists(words, min_size=1, max_size=3))
         schema = {
             draw(st.sampled_from(("anyOf", "oneOf"))): [
                 {"type": "object", "properties": {"kind": {"const": t}, "k": union}} for t in tags
             ]
         }
         kind = _string(draw, draw(st.sampled_from(tags)) if draw(st.booleans()) else value)
-        members = [_string(draw, "kind") + ": " + kind, _string(draw, "k") + ': "a"']
-        return schema, "{" + ", ".join(members) + "}"
+        tagged = [_string(draw, "kind") + ": " + kind, _string(draw, "k") + ': "a"']
+        return schema, "{" + ", ".join(tagged) + "}"
     props = {w: union for w in draw(st.lists(words, max_size=4))}
     schema = {"type": "object", "properties": props, "additionalProperties": False}
     if draw(st.booleans()):
         schema["patternProperties"] = {draw(st.sampled_from(("^a", "b$", "c"))): union}
     if draw(st.booleans()):
         schema["maxProperties"] = draw(st.integers(0, 2))
-    keys = draw(st.lists(words, max_size=3, unique=True))
+    keys: list[str] = draw(st.lists(words, max_size=3, unique=True))
     members = ", ".join(_string(draw, k) + ": " + _string(draw, value) for k in keys)
     return schema, "{" + members + "}"
 
@@ -160,7 +162,7 @@ def duplicated(draw: st.DrawFn) -> tuple[Any, dict[str, Any], dict[str, Any], st
     """An object schema (its members' schemas any of the generated ones), an object near it,
     earlier members for some of its keys, and the text with those first: each such key
     twice, the object's own member last (it is the one ``json.loads`` keeps)."""
-    schema = draw(
+    schema: dict[str, Any] = draw(
         st.fixed_dictionaries(
             {"type": st.just("object")},
             optional={
