@@ -146,6 +146,19 @@ def test_collect_keeps_the_first_violations_and_counts_the_others() -> None:
     assert info.value.path == (0,)
 
 
+def test_collect_keeps_fewer_violations_when_their_paths_are_long() -> None:
+    # One violation per level, the deepest first: each holds its path.
+    level = {"type": "array", "minItems": 2, "items": {"$ref": "#/$defs/n"}}
+    schema = Schema({"$defs": {"n": level}, "$ref": "#/$defs/n"})
+    depth = 4_000
+    parser = Parser(schema=schema, on_violation="collect")
+    parser.feed("[" * depth + "]" * depth)
+    found = parser.violations
+    assert sum(len(v.path) for v in found) <= 100_000
+    assert len(found) == 25 and [len(v.path) for v in found[:2]] == [depth - 1, depth - 2]
+    assert len(found) + parser.violations_dropped == depth
+
+
 def test_dropped_violations_are_counted_once_each() -> None:
     # One violation per element, however the text is cut (a place is reported once).
     schema = Schema({"type": "array", "items": {"type": "string", "maxLength": 0}})

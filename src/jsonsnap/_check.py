@@ -50,8 +50,9 @@ their places, as if the text came one character at a time.
 
 Reporting: ``on_violation="raise"`` raises the :class:`~jsonsnap.SchemaError` from the builder
 call, before the call changes anything (the parser then stays failed); ``"collect"`` keeps it
-in ``violations`` (once per place and keyword, the first ``MAX_VIOLATIONS``; ``dropped``
-counts the others) and goes on. A duplicate key's members are each checked as they are read.
+in ``violations`` (once per place and keyword, the first ``MAX_VIOLATIONS``, fewer when their
+paths add up to ``MAX_PATH_STEPS``; ``dropped`` counts the others) and goes on. A duplicate
+key's members are each checked as they are read.
 """
 
 from __future__ import annotations
@@ -62,7 +63,7 @@ from typing import Any
 from ._checks import GENERAL, NO_GROUPS, Checks, Frame, Leaf
 from ._errors import SchemaError
 from ._fast import FastPaths
-from ._faults import Branch, Fault, Locator, alive
+from ._faults import MAX_PATH_STEPS, MAX_VIOLATIONS, Branch, Fault, Locator, alive
 from ._schema import ARRAY, BOOLEAN, NULL, NUMBER, OBJECT, STRING, Shape, kind_of
 from ._tree import Tree, WatchedTree
 
@@ -98,6 +99,7 @@ class CheckedTree(Checks, WatchedTree):
         "root_shape",
         "saved",
         "shared",
+        "steps",
         "string",
         "violations",
     )
@@ -116,6 +118,7 @@ class CheckedTree(Checks, WatchedTree):
         self.exact_fast: FastPaths | None = None
         self.violations: list[SchemaError] = []
         self.faults: set[tuple[int, str, Shape]] = set()
+        self.steps = 0  # of the paths of the violations kept (beyond MAX_PATH_STEPS: full)
         self.locator = Locator()
         self.shared: dict[tuple[int, str], list[Any]] = {}
         # The canonical keys of complete containers that an open array's uniqueItems or an
@@ -126,6 +129,13 @@ class CheckedTree(Checks, WatchedTree):
         self.ids: dict[Any, int] = {}
         self.enums: dict[int, frozenset[Any]] = {}
         self.hashing = 0
+
+    def _room(self, steps: int) -> bool:
+        if len(self.violations) < MAX_VIOLATIONS and self.steps + steps <= MAX_PATH_STEPS:
+            self.steps += steps
+            return True
+        self.steps = MAX_PATH_STEPS + 1  # full: the violations kept are the first ones
+        return False
 
     def _exact(self, on: bool) -> None:
         """Have the automaton read the open string (or key) one escape at a time, so that

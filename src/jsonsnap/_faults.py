@@ -6,12 +6,14 @@ the value must pass it, or the :class:`Branch` of an ``anyOf``/``oneOf`` alterna
 belongs to. A failure kills the branch; the :class:`Group` fails when its last branch dies
 (with the last branch's own error when that branch had outlived the others, else with the
 group's), and what reaches the top is reported: raised at once (``on_violation="raise"``), or
-kept once per place, keyword and schema location (``"collect"``), the first
-:data:`MAX_VIOLATIONS` of them (the others are counted in ``dropped``, and cost no path, line
-or message). Failures found by one event at several places are reported in the order of
-their places, as they would be found one character at a time. Positions become lines and
-columns by a :class:`Locator`, counted on from the last position located in the same buffer,
-so that many violations in one fragment cost its length once.
+kept once per place, keyword and schema location (``"collect"``): the first
+:data:`MAX_VIOLATIONS` of them, fewer when their paths add up to :data:`MAX_PATH_STEPS` (each
+holds its path, as a tuple, a pointer and in its message); the others are counted in
+``dropped``, and cost no path, line or message. Failures found by one event at several
+places are reported in the order of their places, as they would be found one character at a
+time. Positions become lines and columns by a :class:`Locator`, counted on from the last
+position located in the same buffer, so that many violations in one fragment cost its length
+once.
 """
 
 from __future__ import annotations
@@ -19,10 +21,11 @@ from __future__ import annotations
 from typing import Any
 
 from ._errors import SchemaError
-from ._observer import Key, path_of
+from ._observer import Key, depth_of, path_of
 from ._schema import Shape, describe
 
 __all__ = [
+    "MAX_PATH_STEPS",
     "MAX_VIOLATIONS",
     "Branch",
     "Fault",
@@ -37,6 +40,9 @@ __all__ = [
 
 #: How many violations ``on_violation="collect"`` keeps; the others are only counted.
 MAX_VIOLATIONS = 1000
+#: How many steps the paths of the violations kept may have in all (a violation 4,000 levels
+#: deep holds three copies of its 4,000 steps).
+MAX_PATH_STEPS = 100_000
 
 #: Where a value is: the node of its container (``None`` for the root) and its key or index.
 Where = tuple[Any, Key]
@@ -190,8 +196,13 @@ class Faults:
 
     @property
     def dropped(self) -> int:
-        """How many violations were found beyond the :data:`MAX_VIOLATIONS` kept."""
+        """How many violations were found beyond those kept."""
         return len(self.faults) - len(self.violations)
+
+    def _room(self, steps: int) -> bool:
+        """Whether one more violation, whose path has ``steps`` steps, is kept (the tree
+        counts them; once one is not, none is)."""
+        raise NotImplementedError
 
     def _fail_all(self, failed: list[tuple[Branch | None, Fault]]) -> None:
         """Failures one event found (at places from the event's text): each in turn, in the
@@ -251,7 +262,7 @@ class Faults:
             if key in self.faults:
                 return
             self.faults.add(key)
-            if len(self.violations) >= MAX_VIOLATIONS:
+            if not self._room(depth_of(fault.where[0])):
                 return  # counted in dropped
         lineno, colno = self.locator.locate(self.auto, fault.pos)
         pointer = fault.shape.pointer

@@ -139,8 +139,8 @@ class Validating:
     @property
     def violations_dropped(self) -> int:
         """How many more violations were found than ``violations`` keeps (``"collect"``
-        keeps the first 1,000: each holds its path, so that many more would cost memory
-        without limit)."""
+        keeps the first 1,000, fewer when their paths add up to 100,000 steps: each holds
+        its path, so that many more would cost memory without limit)."""
         tree = self._tree
         return tree.dropped if isinstance(tree, CheckedTree) else 0
 
