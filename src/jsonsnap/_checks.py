@@ -706,7 +706,7 @@ class Checks(Faults):
     def _key_error(self, shape: Shape, key: str, pos: int, frame: Frame, whole: bool) -> Fault:
         """An unknown key: ``key`` whole (at its closing quote), or its beginning up to the
         first character no allowed key has there."""
-        allowed = shape.allowed if shape.closed is not None else tuple(sorted(shape.props))
+        allowed = shape.allowed
         shown = ", ".join(repr(k) for k in allowed[:8]) + (", ..." if len(allowed) > 8 else "")
         if shape.patterns:
             matching = " or ".join(repr(p.pattern) for p, _ in shape.patterns)

@@ -393,7 +393,7 @@ class Shape:
         self.simple = True
         self.exact = False
         self.closed: frozenset[str] | None = None
-        self.allowed: tuple[str, ...] = ()  # the closed keys, sorted
+        self.allowed: tuple[str, ...] = ()  # the properties of a closed object, sorted
         self.keyed = False  # checks keys as they are read (closed, or maxProperties)
 
     def __repr__(self) -> str:
@@ -602,9 +602,10 @@ def _finish(shape: Shape) -> Shape:
         or shape.pattern is not None
     )
     additional = shape.additional
-    if additional is not None and additional.never and not shape.patterns:
-        shape.closed = frozenset(shape.props)
+    if additional is not None and additional.never:
         shape.allowed = tuple(sorted(shape.props))
+        if not shape.patterns:
+            shape.closed = frozenset(shape.props)
     if shape.enum is not None:
         shape.enum_kinds = 0
         for v in shape.enum:
