@@ -162,6 +162,16 @@ def test_collect_keeps_fewer_violations_when_their_paths_are_long() -> None:
     assert len(found) + parser.violations_dropped == depth
 
 
+def test_a_violation_is_kept_once_per_place_and_keyword() -> None:
+    both = {"allOf": [{"type": "string"}, {"type": "string", "minLength": 1}]}
+    found = _violations({"type": "array", "items": both}, ["[1, [2], {}]"])
+    assert [(v[0], v[1], v[3]) for v in found] == [
+        (1, "type", (0,)),
+        (4, "type", (1,)),
+        (9, "type", (2,)),
+    ]
+
+
 def test_dropped_violations_are_counted_once_each() -> None:
     # One violation per element, however the text is cut (a place is reported once).
     schema = Schema({"type": "array", "items": {"type": "string", "maxLength": 0}})

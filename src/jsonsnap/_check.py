@@ -117,7 +117,7 @@ class CheckedTree(Checks, WatchedTree):
         self.saved: tuple[FastPaths, int] | None = None  # the automaton's, while exact
         self.exact_fast: FastPaths | None = None
         self.violations: list[SchemaError] = []
-        self.faults: set[tuple[int, str, Shape]] = set()
+        self.faults: set[tuple[int, str, int, Any]] = set()
         self.steps = 0  # of the paths of the violations kept (beyond MAX_PATH_STEPS: full)
         self.locator = Locator()
         self.shared: dict[tuple[int, str], list[Any]] = {}

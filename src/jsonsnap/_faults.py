@@ -6,7 +6,7 @@ the value must pass it, or the :class:`Branch` of an ``anyOf``/``oneOf`` alterna
 belongs to. A failure kills the branch; the :class:`Group` fails when its last branch dies
 (with the last branch's own error when that branch had outlived the others, else with the
 group's), and what reaches the top is reported: raised at once (``on_violation="raise"``), or
-kept once per place, keyword and schema location (``"collect"``): the first
+kept once per place (position and path) and keyword (``"collect"``): the first
 :data:`MAX_VIOLATIONS` of them, fewer when their paths add up to :data:`MAX_PATH_STEPS` (each
 holds its path, as a tuple, a pointer and in its message); the others are counted in
 ``dropped``, and cost no path, line or message. Failures found by one event at several
@@ -190,7 +190,7 @@ class Faults:
     auto: Any
     raise_: bool
     violations: list[SchemaError]
-    faults: set[tuple[int, str, Shape]]  # (collect) the violations found, kept or not
+    faults: set[tuple[int, str, int, Key]]  # (collect) the violations found, kept or not
     locator: Locator
     shared: dict[tuple[int, str], list[Any]]
 
@@ -258,7 +258,8 @@ class Faults:
         are found now, while the automaton is still at it), raised or kept (or counted)."""
         keyword = fault.keyword
         if not self.raise_:
-            key = (fault.pos, keyword, fault.shape)
+            node, at = fault.where  # (the node is alive: its path is the place's)
+            key = (fault.pos, keyword, id(node), at)
             if key in self.faults:
                 return
             self.faults.add(key)
