@@ -35,15 +35,24 @@ When each is decided
 - ``enum``/``const`` of a string, an unknown key of a closed object: the first character no
   allowed value (key) begins with;
 - ``maxLength``, ``maxItems``: the character or element over the limit; ``maxProperties`` and
-  ``additionalProperties: false`` of a key read whole: the key's closing quote;
+  ``additionalProperties: false`` of a key read whole (or beside ``patternProperties``, whose
+  patterns need the whole key): the key's closing quote;
 - ``required``, ``minItems``, ``minProperties``: the closing bracket;
 - numbers, ``pattern``, ``minLength``, other ``enum``/``const``: the character that completes the
   value (after a number: the character that ends it, or the end of the input);
 - ``uniqueItems``: when the repeated element completes.
 
+Strings and keys allowed by ``enum``/``const`` or a closed object are narrowed as each
+character comes by a bisection of the sorted candidates (``Leaf.narrow``), so that a character
+costs the log of their number; other values are looked up by canonical key. Several failures
+one call finds (a fragment of a string against several shapes) are reported in the order of
+their places, as if the text came one character at a time.
+
 Reporting: ``on_violation="raise"`` raises the :class:`~jsonsnap.SchemaError` from the builder
 call, before the call changes anything (the parser then stays failed); ``"collect"`` keeps it
-in ``violations`` (once per place and keyword) and goes on.
+in ``violations`` (once per place and keyword, the first ``MAX_VIOLATIONS``, fewer when their
+paths add up to ``MAX_PATH_STEPS``; ``dropped`` counts the others) and goes on. A duplicate
+key's members are each checked as they are read.
 """
 
 from __future__ import annotations
@@ -51,10 +60,10 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from ._checks import GENERAL, NO_GROUPS, Checks, Frame, Leaf, common
+from ._checks import GENERAL, NO_GROUPS, Checks, Frame, Leaf
 from ._errors import SchemaError
 from ._fast import FastPaths
-from ._faults import alive
+from ._faults import MAX_PATH_STEPS, MAX_VIOLATIONS, Branch, Fault, Locator, alive
 from ._schema import ARRAY, BOOLEAN, NULL, NUMBER, OBJECT, STRING, Shape, kind_of
 from ._tree import Tree, WatchedTree
 
@@ -76,14 +85,21 @@ class CheckedTree(Checks, WatchedTree):
 
     __slots__ = (
         "auto",
+        "enums",
         "exact_fast",
         "faults",
         "frames",
+        "hashing",
+        "ids",
         "key_leaves",
+        "known",
+        "locator",
         "raise_",
         "raw",
         "root_shape",
         "saved",
+        "shared",
+        "steps",
         "string",
         "violations",
     )
@@ -101,7 +117,25 @@ class CheckedTree(Checks, WatchedTree):
         self.saved: tuple[FastPaths, int] | None = None  # the automaton's, while exact
         self.exact_fast: FastPaths | None = None
         self.violations: list[SchemaError] = []
-        self.faults: set[tuple[int, str, str]] = set()
+        self.faults: set[tuple[int, str, int, Any]] = set()
+        self.steps = 0  # of the paths of the violations kept (beyond MAX_PATH_STEPS: full)
+        self.locator = Locator()
+        self.shared: dict[tuple[int, str], list[Any]] = {}
+        # The canonical keys of complete containers that an open array's uniqueItems or an
+        # open container's enum may ask for again (by id, with the container), the numbers
+        # of the containers' keys, the container enum values of each shape in that
+        # numbering, and how many such containers are open (none: all three forgotten).
+        self.known: dict[int, tuple[Any, Any]] = {}
+        self.ids: dict[Any, int] = {}
+        self.enums: dict[int, frozenset[Any]] = {}
+        self.hashing = 0
+
+    def _room(self, steps: int) -> bool:
+        if len(self.violations) < MAX_VIOLATIONS and self.steps + steps <= MAX_PATH_STEPS:
+            self.steps += steps
+            return True
+        self.steps = MAX_PATH_STEPS + 1  # full: the violations kept are the first ones
+        return False
 
     def _exact(self, on: bool) -> None:
         """Have the automaton read the open string (or key) one escape at a time, so that
@@ -132,13 +166,14 @@ class CheckedTree(Checks, WatchedTree):
             # One simple shape, of the right type: the commonest case, written out.
             where = self._here()
             self._open(container)
-            self.frames.append(
-                Frame(kind, [Leaf(sub, None)], NO_GROUPS, where, start) if sub.own else None
-            )
-            return
-        leaves, groups, where = self._begin(kind, start)
-        self._open(container)
-        self.frames.append(Frame(kind, leaves, groups, where, start) if leaves or groups else None)
+            frame = Frame(kind, [Leaf(sub, None)], NO_GROUPS, where, start) if sub.own else None
+        else:
+            leaves, groups, where = self._begin(kind, start)
+            self._open(container)
+            frame = Frame(kind, leaves, groups, where, start) if leaves or groups else None
+        self.frames.append(frame)
+        if frame is not None and frame.hashed:
+            self.hashing += 1
 
     def _open(self, container: Any) -> None:
         """``WatchedTree.open``; written out when it has nothing to do but keep the nodes."""
@@ -174,6 +209,12 @@ class CheckedTree(Checks, WatchedTree):
             self._end_container(frame, value, end)
         frames = self.frames
         frames.pop()
+        if frame is not None and frame.hashed:
+            self.hashing -= 1
+            if not self.hashing:
+                self.known.clear()
+                self.ids.clear()
+                self.enums.clear()
         if self.observer is None and self.pairs is None and self.object_hook is None:
             self.stack.pop()  # WatchedTree.close, written out: it has nothing else to do
             self.keys.pop()
@@ -214,8 +255,9 @@ class CheckedTree(Checks, WatchedTree):
             keyed = frame.keys
             if keyed and (
                 len(keyed) > 1
+                or keyed[0].shape.closed is None
                 or keyed[0].shape.max_props is not None
-                or key not in keyed[0].shape.closed  # type: ignore[operator]
+                or key not in keyed[0].shape.closed
                 or keyed[0].owner is not None
             ):
                 m = self.auto.match
@@ -273,10 +315,8 @@ class CheckedTree(Checks, WatchedTree):
         if frame is not None and frame.keys:
             leaves = [leaf for leaf in frame.keys if alive(leaf.owner)]
             for leaf in leaves:
-                closed = leaf.shape.closed
-                leaf.cands = sorted(closed) if closed is not None else None
-                leaf.told = False
-                leaf.length = 0
+                shape = leaf.shape
+                leaf.expect(shape.allowed if shape.closed is not None else None)
             self.key_leaves = leaves
             self._exact(True)
         else:
@@ -301,21 +341,19 @@ class CheckedTree(Checks, WatchedTree):
             leaves = self.key_leaves
             frame = self.frames[-1]
             if leaves and frame is not None:
+                failed: list[tuple[Branch | None, Fault]] = []
                 for leaf in leaves:
-                    cands = leaf.cands
-                    if cands is None or leaf.told or not alive(leaf.owner):
+                    if leaf.cands is None or leaf.told or not alive(leaf.owner):
                         continue
-                    length = leaf.length
-                    left = [c for c in cands if c.startswith(text, length)]
-                    if left:
-                        leaf.cands = left
-                    else:
-                        k = max((common(c, text, length) for c in cands), default=0)
+                    k = leaf.narrow(text)
+                    if k >= 0:
                         leaf.told = True
                         key = self.pending[0] + text[: k + 1]
                         err = self._key_error(leaf.shape, key, pos + k * width, frame, False)
-                        self._fail(leaf.owner, err)
-                    leaf.length = length + len(text)
+                        failed.append((leaf.owner, err))
+                    leaf.length += len(text)
+                if failed:
+                    self._fail_all(failed)
         elif self.string is not None:
             before = self.slot[self.slot_key] if self.slot is not None else self.pending[0]
             self._grow(self.string, text, pos, width, before)

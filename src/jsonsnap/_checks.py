@@ -12,6 +12,7 @@ commonest case written out: one shape on the container, one simple shape for the
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from typing import Any
 
 from ._faults import Branch, Fault, Faults, Group, Where, alive, settle
@@ -49,22 +50,64 @@ NO_GROUPS: list[Group] = []
 class Leaf:
     """One shape's checks on one value, with what they count."""
 
-    __slots__ = ("cands", "length", "owner", "seen", "shape", "told", "uniq")
+    __slots__ = ("cands", "hi", "length", "lo", "owner", "seen", "shape", "told", "uniq")
 
     def __init__(self, shape: Shape, owner: Branch | None) -> None:
         self.shape = shape
         self.owner = owner
         self.seen: set[str] | None = None  # an object's keys (for maxProperties)
         self.uniq: set[Any] | None = None  # uniqueItems: the elements' canonical keys
-        self.cands: list[str] | None = None  # enum/const strings (or keys) still possible
+        # enum/const strings (or closed keys), sorted: those still possible are cands[lo:hi],
+        # the ones that begin with the string (or key) so far.
+        self.cands: tuple[str, ...] | None = None
+        self.lo = 0
+        self.hi = 0
         self.length = 0  # a string's (or key's) length so far
         self.told = False  # its enum (or unknown key) fault is reported: once
+
+    def expect(self, cands: tuple[str, ...] | None) -> None:
+        """A string (or key) begins: any of ``cands`` is still possible."""
+        self.cands = cands
+        self.lo = 0
+        self.hi = len(cands) if cands is not None else 0
+        self.told = False
+        self.length = 0
+
+    def narrow(self, text: str) -> int:
+        """``text`` follows the string so far: keep the candidates that go on with it (-1),
+        or say how many of its characters the closest one has (none left: then nothing is
+        changed). A bisection of the sorted candidates, so that a character costs the log of
+        their number: those in ``[lo, hi)`` share the string so far, and are in the order of
+        what follows it."""
+        cands = self.cands
+        assert cands is not None
+        start = self.length
+        stop = start + len(text)
+
+        def after(candidate: str) -> str:
+            return candidate[start:stop]
+
+        lo = bisect_left(cands, text, self.lo, self.hi, key=after)
+        hi = bisect_right(cands, text, lo, self.hi, key=after)
+        if lo < hi:
+            self.lo, self.hi = lo, hi
+            return -1
+        # The longest common beginning is a neighbour's, in sorted order.
+        return max(
+            (common(cands[i], text, start) for i in (lo - 1, lo) if self.lo <= i < self.hi),
+            default=0,
+        )
+
+    def holds(self, text: str) -> bool:
+        """Whether the string (or key) so far, ``text``, is one of the candidates."""
+        cands = self.cands
+        return cands is not None and self.lo < self.hi and cands[self.lo] == text
 
 
 class Frame:
     """The checks on an open array, object or string."""
 
-    __slots__ = ("groups", "keys", "kind", "leaves", "start", "unique", "where")
+    __slots__ = ("groups", "hashed", "keys", "kind", "leaves", "start", "unique", "where")
 
     def __init__(
         self, kind: int, leaves: list[Leaf], groups: list[Group], where: Where, start: int
@@ -85,6 +128,8 @@ class Frame:
             self.unique = kind == ARRAY and any(leaf.shape.unique for leaf in leaves)
             keyed = [leaf for leaf in leaves if leaf.shape.keyed] if kind == OBJECT else None
             self.keys = keyed or _NONE
+        # Whether canonical keys are made of what is inside it (uniqueItems, or its enum).
+        self.hashed = self.unique or any(leaf.shape.enum is not None for leaf in leaves)
 
 
 class Checks(Faults):
@@ -96,6 +141,10 @@ class Checks(Faults):
     keys: list[Any]
     nodes: list[Any]
     frames: list[Frame | None]
+    known: dict[int, tuple[Any, Any]]
+    ids: dict[Any, int]
+    enums: dict[int, frozenset[Any]]
+    hashing: int
     root_shape: Shape
     auto: Any
     string: Frame | None
@@ -177,8 +226,7 @@ class Checks(Faults):
                     owner = leaf.owner
                     if owner is not None and not alive(owner):
                         continue
-                    closed = leaf.shape.closed
-                    if closed is not None and key not in closed:
+                    if leaf.shape.keyed and refused(leaf.shape, key):
                         continue  # refused with its key
                     for sub in leaf.shape.key_shapes(key):
                         self._expand(sub, owner, leaves, groups, where, start)
@@ -203,9 +251,9 @@ class Checks(Faults):
                     ),
                 )
                 continue
-            enum = shape.enum
-            if enum is not None and not any(
-                kind_of(v) & kind or (kind == NUMBER and kind_of(v) & NUMBERS) for v in enum
+            kinds = shape.enum_kinds
+            if shape.enum is not None and not (
+                kinds & kind or (kind == NUMBER and kinds & NUMBERS)
             ):
                 self._fail(
                     leaf.owner, self._enum_error(shape, KIND_NAMES[kind], start, where, start)
@@ -301,11 +349,7 @@ class Checks(Faults):
                     fault = number_fault(shape, value)
                     if fault is not None:
                         err = self._number_error(fault, value, end, where, start, shape)
-            if (
-                err is None
-                and shape.enum is not None
-                and not any(json_equal(value, v) for v in shape.enum)
-            ):
+            if err is None and shape.enum is not None and not self._in_enum(shape, value):
                 err = self._enum_error(shape, value, end if kind & NUMBERS else start, where, start)
             if err is not None:
                 self._fail(owner, err)
@@ -348,7 +392,7 @@ class Checks(Faults):
             if not leaf.shape.unique or not alive(leaf.owner):
                 continue
             if key is None:
-                key = canonical(value)
+                key = self._canonical(value)
             uniq = leaf.uniq
             if uniq is None:
                 uniq = leaf.uniq = set()
@@ -371,14 +415,47 @@ class Checks(Faults):
             else:
                 uniq.add(key)
 
+    def _canonical(self, value: Any) -> Any:
+        """The canonical key of a complete value: a container's in the checker's numbering
+        (``ids``), kept while a container that may ask for it again is open, so that nested
+        ones are walked once."""
+        if type(value) is not list and type(value) is not dict:
+            return canonical(value)
+        known = self.known
+        hit = known.get(id(value))
+        if hit is not None and hit[0] is value:
+            return hit[1]
+        key = canonical(value, known, self.ids)
+        if self.hashing:
+            known[id(value)] = (value, key)
+        return key
+
+    def _in_enum(self, shape: Shape, value: Any) -> bool:
+        """Whether a complete value is one of ``shape``'s enum (a set lookup, or one by one
+        when a value is not hashable)."""
+        keys = shape.enum_keys
+        if keys is not None:
+            try:
+                if type(value) is not list and type(value) is not dict:
+                    return canonical(value) in keys
+                found = self.enums.get(id(shape))
+                if found is None:  # its containers, numbered as the checker numbers them
+                    found = self.enums[id(shape)] = frozenset(
+                        canonical(v, None, self.ids)
+                        for v in shape.enum or ()
+                        if kind_of(v) & (ARRAY | OBJECT)
+                    )
+                return self._canonical(value) in found
+            except TypeError:  # a number of the user's parse_float that does not hash
+                pass
+        return any(json_equal(value, v) for v in shape.enum or ())
+
     def _string_frame(self, start: int) -> Frame | None:
         """A string value begins at ``start``: its checks, kept when exact."""
         leaves, groups, where = self._begin(STRING, start)
         exact = [leaf for leaf in leaves if leaf.shape.exact]
         for leaf in exact:
-            strings = leaf.shape.strings
-            if strings is not None:
-                leaf.cands = list(strings)
+            leaf.expect(leaf.shape.strings)
         frames = self.frames
         unique = bool(frames) and frames[-1] is not None and frames[-1].unique
         if not exact and not groups and not unique:  # (uniqueItems needs its closing quote)
@@ -387,42 +464,51 @@ class Checks(Faults):
 
     def _grow(self, frame: Frame, text: str, pos: int, width: int, before: str) -> None:
         """``text`` of the string of ``frame`` (after ``before``): its first character at
-        ``pos``, each next one ``width`` further (1; or 0 for the characters of one escape)."""
+        ``pos``, each next one ``width`` further (1; or 0 for the characters of one escape).
+        Its failures are reported in the order of their places, as if it came one character
+        at a time."""
+        failed: list[tuple[Branch | None, Fault]] = []
         for leaf in frame.leaves:
             shape = leaf.shape
             if not shape.exact or (leaf.owner is not None and not alive(leaf.owner)):
                 continue
             length = leaf.length
-            cands = leaf.cands
-            if cands is not None and not leaf.told:
-                left = [c for c in cands if c.startswith(text, length)]
-                if not left:
-                    k = max(common(c, text, length) for c in cands) if cands else 0
+            if leaf.cands is not None and not leaf.told:
+                k = leaf.narrow(text)
+                if k >= 0:
                     leaf.told = True  # reported once
-                    self._fail(
-                        leaf.owner,
-                        self._enum_error(
-                            shape, before + text[: k + 1], pos + k * width, frame.where, frame.start
-                        ),
+                    failed.append(
+                        (
+                            leaf.owner,
+                            self._enum_error(
+                                shape,
+                                before + text[: k + 1],
+                                pos + k * width,
+                                frame.where,
+                                frame.start,
+                            ),
+                        )
                     )
-                else:
-                    leaf.cands = left
             limit = shape.max_len
             if limit is not None and length <= limit < length + len(text):
-                self._fail(
-                    leaf.owner,
-                    Fault(
-                        f"longer than {limit} characters",
-                        "maxLength",
-                        limit,
-                        limit + 1,
-                        pos + (limit - length) * width,
-                        frame.where,
-                        frame.start,
-                        shape,
-                    ),
+                failed.append(
+                    (
+                        leaf.owner,
+                        Fault(
+                            f"longer than {limit} characters",
+                            "maxLength",
+                            limit,
+                            limit + 1,
+                            pos + (limit - length) * width,
+                            frame.where,
+                            frame.start,
+                            shape,
+                        ),
+                    )
                 )
             leaf.length = length + len(text)
+        if failed:
+            self._fail_all(failed)
 
     def _string_done(self, frame: Frame, value: str, end: int) -> None:
         """The string of ``frame`` is complete at ``end`` (its closing quote)."""
@@ -431,8 +517,7 @@ class Checks(Faults):
             if not shape.exact or (leaf.owner is not None and not alive(leaf.owner)):
                 continue
             err = None
-            cands = leaf.cands
-            if cands is not None and not leaf.told and value not in cands:
+            if leaf.cands is not None and not leaf.told and not leaf.holds(value):
                 err = self._enum_error(shape, value, end, frame.where, frame.start)
             elif shape.min_len is not None and len(value) < shape.min_len:
                 err = Fault(
@@ -472,23 +557,31 @@ class Checks(Faults):
             self._child_done(value, end)
 
     def _key_done(self, key: str, quote: int, close: int, whole: bool) -> None:
-        """A key of the open object is read (from its quote to its closing quote)."""
+        """A key of the open object is read (from its quote to its closing quote); its
+        failures are reported in the order of their places."""
         frame = self.frames[-1]
         if frame is None:
             return
+        failed: list[tuple[Branch | None, Fault]] = []
         for leaf in frame.keys:
             owner = leaf.owner
             if owner is not None and not alive(owner):
                 continue
             shape = leaf.shape
             closed = shape.closed
-            if closed is not None and whole and key not in closed:
-                k = max((common(c, key, 0) for c in closed), default=0)
-                if k < len(key):  # at the first character no allowed key has there
-                    err = self._key_error(shape, key[: k + 1], quote + 1 + k, frame, False)
-                else:  # a beginning of allowed keys only: at its closing quote
-                    err = self._key_error(shape, key, close, frame, True)
-                self._fail(owner, err)
+            if closed is not None:
+                if whole and key not in closed:
+                    cands = shape.allowed
+                    probe = Leaf(shape, owner)
+                    probe.expect(cands)
+                    k = probe.narrow(key)
+                    if 0 <= k < len(key):  # at the first character no allowed key has there
+                        err = self._key_error(shape, key[: k + 1], quote + 1 + k, frame, False)
+                    else:  # a beginning of allowed keys only: at its closing quote
+                        err = self._key_error(shape, key, close, frame, True)
+                    failed.append((owner, err))
+            elif refused(shape, key):  # (closed, but patternProperties may allow it)
+                failed.append((owner, self._key_error(shape, key, close, frame, True)))
             limit = shape.max_props
             if limit is None:
                 continue
@@ -499,30 +592,37 @@ class Checks(Faults):
                 continue
             seen.add(key)
             if len(seen) > limit:
-                self._fail(
-                    owner,
-                    Fault(
-                        f"more than {limit} properties",
-                        "maxProperties",
-                        limit,
-                        len(seen),
-                        close,
-                        frame.where,
-                        frame.start,
-                        shape,
-                    ),
+                failed.append(
+                    (
+                        owner,
+                        Fault(
+                            f"more than {limit} properties",
+                            "maxProperties",
+                            limit,
+                            len(seen),
+                            close,
+                            frame.where,
+                            frame.start,
+                            shape,
+                        ),
+                    )
                 )
+        if failed:
+            self._fail_all(failed)
 
     def _key_done_exact(self, key: str, end: int, reported: list[Leaf]) -> None:
         """A key read one character at a time is complete: a closed object's key that is a
         prefix of an allowed key only is refused at its closing quote."""
         frame = self.frames[-1]
         assert frame is not None
+        failed: list[tuple[Branch | None, Fault]] = []
         for leaf in frame.keys:
             closed = leaf.shape.closed
             if leaf in reported or closed is None or key in closed or not alive(leaf.owner):
                 continue
-            self._fail(leaf.owner, self._key_error(leaf.shape, key, end, frame, True))
+            failed.append((leaf.owner, self._key_error(leaf.shape, key, end, frame, True)))
+        if failed:
+            self._fail_all(failed)
         self._key_done(key, self.auto.quote, end, False)
 
     def _end_container(self, frame: Frame, value: Any, end: int) -> None:
@@ -532,7 +632,7 @@ class Checks(Faults):
             if owner is not None and not alive(owner):
                 continue
             shape = leaf.shape
-            if shape.enum is not None and not any(json_equal(value, v) for v in shape.enum):
+            if shape.enum is not None and not self._in_enum(shape, value):
                 self._fail(owner, self._enum_error(shape, value, end, frame.where, frame.start))
             if is_list:
                 if shape.min_items is not None and len(value) < shape.min_items:
@@ -600,19 +700,39 @@ class Checks(Faults):
     def _key_error(self, shape: Shape, key: str, pos: int, frame: Frame, whole: bool) -> Fault:
         """An unknown key: ``key`` whole (at its closing quote), or its beginning up to the
         first character no allowed key has there."""
-        allowed = sorted(shape.closed or ())
+        allowed = shape.allowed
         shown = ", ".join(repr(k) for k in allowed[:8]) + (", ..." if len(allowed) > 8 else "")
+        if shape.patterns:
+            matching = " or ".join(repr(p.pattern) for p, _ in shape.patterns)
+            shown = (
+                f"{shown}, or keys matching {matching}" if shown else f"keys matching {matching}"
+            )
         what = f"unknown property {key!r}" if whole else f"no property begins with {key!r}"
         return Fault(
             f"{what} (allowed: {shown or 'none'})",
             "additionalProperties",
-            allowed,
+            self._shared(shape, "additionalProperties", allowed),
             key,
             pos,
             frame.where,
             frame.start,
             shape,
         )
+
+
+def refused(shape: Shape, key: str) -> bool:
+    """Whether a closed object's shape refuses ``key`` (``additionalProperties: false``, and
+    neither ``properties`` nor ``patternProperties`` has it)."""
+    closed = shape.closed
+    if closed is not None:
+        return key not in closed
+    additional = shape.additional
+    return (
+        additional is not None
+        and additional.never
+        and key not in shape.props
+        and not any(pattern.search(key) for pattern, _ in shape.patterns)
+    )
 
 
 def common(candidate: str, text: str, start: int) -> int:

@@ -6,9 +6,14 @@ the value must pass it, or the :class:`Branch` of an ``anyOf``/``oneOf`` alterna
 belongs to. A failure kills the branch; the :class:`Group` fails when its last branch dies
 (with the last branch's own error when that branch had outlived the others, else with the
 group's), and what reaches the top is reported: raised at once (``on_violation="raise"``), or
-kept once per place, keyword and schema location (``"collect"``). Positions become lines and
-columns from the automaton's ``buf``, ``offset`` and ``lines`` (a position before ``offset``
-is in the token being read, which holds no newline).
+kept once per place (position and path) and keyword (``"collect"``): the first
+:data:`MAX_VIOLATIONS` of them, fewer when their paths add up to :data:`MAX_PATH_STEPS` (each
+holds its path, as a tuple, a pointer and in its message); the others are counted in
+``dropped``, and cost no path, line or message. Failures found by one event at several
+places are reported in the order of their places, as they would be found one character at a
+time. Positions become lines and columns by a :class:`Locator`, counted on from the last
+position located in the same buffer, so that many violations in one fragment cost its length
+once.
 """
 
 from __future__ import annotations
@@ -16,10 +21,28 @@ from __future__ import annotations
 from typing import Any
 
 from ._errors import SchemaError
-from ._observer import Key, path_of
+from ._observer import Key, depth_of, path_of
 from ._schema import Shape, describe
 
-__all__ = ["Branch", "Fault", "Faults", "Group", "Where", "alive", "bury", "settle"]
+__all__ = [
+    "MAX_PATH_STEPS",
+    "MAX_VIOLATIONS",
+    "Branch",
+    "Fault",
+    "Faults",
+    "Group",
+    "Locator",
+    "Where",
+    "alive",
+    "bury",
+    "settle",
+]
+
+#: How many violations ``on_violation="collect"`` keeps; the others are only counted.
+MAX_VIOLATIONS = 1000
+#: How many steps the paths of the violations kept may have in all (a violation 4,000 levels
+#: deep holds three copies of its 4,000 steps).
+MAX_PATH_STEPS = 100_000
 
 #: Where a value is: the node of its container (``None`` for the root) and its key or index.
 Where = tuple[Any, Key]
@@ -128,6 +151,37 @@ def settle(group: Group) -> None:
             children.discard(group)
 
 
+class Locator:
+    """Lines and columns of positions, from the automaton's ``buf``, ``offset`` and
+    ``lines`` (a position before ``offset`` is in the token being read, which holds no
+    newline), counted on from the last position located in the same buffer."""
+
+    __slots__ = ("mark",)
+
+    def __init__(self) -> None:
+        # (buffer, its offset, index, newlines before it, the index after the last of them)
+        self.mark: tuple[str, int, int, int, int] | None = None
+
+    def locate(self, auto: Any, pos: int) -> tuple[int, int]:
+        offset = auto.offset
+        if pos >= offset:
+            buf = auto.buf
+            index = pos - offset
+            mark = self.mark
+            if mark is not None and mark[0] is buf and mark[1] == offset and mark[2] <= index:
+                _, _, at, newlines, line = mark
+            else:
+                at = newlines = line = 0
+            more = buf.count("\n", at, index)
+            if more:
+                newlines += more
+                line = buf.rfind("\n", at, index) + 1
+            self.mark = (buf, offset, index, newlines, line)
+            if newlines:
+                return auto.lines + newlines + 1, index - line + 1
+        return auto.lines + 1, pos - auto.line_start + 1
+
+
 class Faults:
     """Making, positioning and reporting violations (a part of the checked tree)."""
 
@@ -136,18 +190,35 @@ class Faults:
     auto: Any
     raise_: bool
     violations: list[SchemaError]
-    faults: set[tuple[int, str, str]]
+    faults: set[tuple[int, str, int, Key]]  # (collect) the violations found, kept or not
+    locator: Locator
+    shared: dict[tuple[int, str], list[Any]]
 
-    def _locate(self, pos: int) -> tuple[int, int]:
-        auto = self.auto
-        offset = auto.offset
-        if pos >= offset:
-            buf = auto.buf
-            index = pos - offset
-            newlines = buf.count("\n", 0, index)
-            if newlines:
-                return auto.lines + newlines + 1, index - buf.rfind("\n", 0, index)
-        return auto.lines + 1, pos - auto.line_start + 1
+    @property
+    def dropped(self) -> int:
+        """How many violations were found beyond those kept."""
+        return len(self.faults) - len(self.violations)
+
+    def _room(self, steps: int) -> bool:
+        """Whether one more violation, whose path has ``steps`` steps, is kept (the tree
+        counts them; once one is not, none is)."""
+        raise NotImplementedError
+
+    def _fail_all(self, failed: list[tuple[Branch | None, Fault]]) -> None:
+        """Failures one event found (at places from the event's text): each in turn, in the
+        order of their places (stable: at one place, in the order of the schema)."""
+        failed.sort(key=_place)
+        for owner, err in failed:
+            self._fail(owner, err)
+
+    def _shared(self, shape: Shape, keyword: str, values: tuple[Any, ...]) -> list[Any]:
+        """The list of what ``keyword`` of ``shape`` allows, made once: the ``expected`` of
+        every violation of it (a violation holds no copy of a long enum)."""
+        key = (id(shape), keyword)
+        found = self.shared.get(key)
+        if found is None:
+            found = self.shared[key] = list(values)
+        return found
 
     def _fail(self, owner: Branch | None, err: Fault) -> None:
         """A check of ``owner`` failed with ``err``: kill the branch, fail its group when it
@@ -184,9 +255,17 @@ class Faults:
 
     def _report(self, fault: Fault) -> None:
         """A violation reached the top: made a :class:`SchemaError` (its path, line and column
-        are found now, while the automaton is still at it), raised or kept."""
-        lineno, colno = self._locate(fault.pos)
+        are found now, while the automaton is still at it), raised or kept (or counted)."""
         keyword = fault.keyword
+        if not self.raise_:
+            node, at = fault.where  # (the node is alive: its path is the place's)
+            key = (fault.pos, keyword, id(node), at)
+            if key in self.faults:
+                return
+            self.faults.add(key)
+            if not self._room(depth_of(fault.where[0])):
+                return  # counted in dropped
+        lineno, colno = self.locator.locate(self.auto, fault.pos)
         pointer = fault.shape.pointer
         if keyword != "false" and not pointer.endswith("/" + keyword):
             pointer = f"{pointer}/{keyword}"
@@ -204,10 +283,7 @@ class Faults:
         )
         if self.raise_:
             raise err
-        key = (err.pos, err.keyword, err.pointer)
-        if key not in self.faults:
-            self.faults.add(key)
-            self.violations.append(err)
+        self.violations.append(err)
 
     def _enum_error(self, shape: Shape, found: Any, pos: int, where: Where, start: int) -> Fault:
         enum = shape.enum or ()
@@ -215,9 +291,8 @@ class Faults:
             msg = f"expected {describe(enum[0])}" if enum else "no value is allowed"
             return Fault(msg, "const", enum[0] if enum else None, found, pos, where, start, shape)
         shown = ", ".join(describe(v, 30) for v in enum[:8]) + (", ..." if len(enum) > 8 else "")
-        return Fault(
-            f"expected one of {shown}", "enum", list(enum), found, pos, where, start, shape
-        )
+        expected = self._shared(shape, "enum", enum)
+        return Fault(f"expected one of {shown}", "enum", expected, found, pos, where, start, shape)
 
     def _number_error(
         self,
@@ -247,3 +322,7 @@ class Faults:
             start,
             shape,
         )
+
+
+def _place(failure: tuple[Branch | None, Fault]) -> int:
+    return failure[1].pos

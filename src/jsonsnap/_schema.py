@@ -282,10 +282,62 @@ def json_equal(a: Any, b: Any) -> bool:
     return True
 
 
-def canonical(value: Any) -> Any:
-    """A hashable key equal for values that are JSON-equal (for ``uniqueItems``), made
-    without recursion, and flat (a tuple of tokens, so that hashing and comparing it do not
-    recurse either): the value in prefix order, numbers tagged apart from booleans, an
+def canonical(
+    value: Any,
+    known: dict[int, tuple[Any, Any]] | None = None,
+    ids: dict[Any, int] | None = None,
+) -> Any:
+    """A hashable key equal for values that are JSON-equal (for ``uniqueItems`` and
+    ``enum``), made without recursion, and flat, so that hashing and comparing it do not
+    recurse either (a nested tuple is hashed by recursion in C).
+
+    Without ``ids``, the value as a tuple of tokens (:func:`_flat`). With ``ids``, each
+    container's key is a number, the same for equal containers (``ids`` numbers them), made
+    of its elements' keys: hashing it costs the container's length, not its size. ``known``
+    holds the keys of containers already done (by ``id``, with the container), so that
+    nested ones are not walked again."""
+    if ids is None:
+        return _flat(value)
+    # Build bottom-up with an explicit stack of (value, children done) entries.
+    out: list[Any] = []
+    todo: list[tuple[Any, bool]] = [(value, False)]
+    while todo:
+        item, done = todo.pop()
+        kind = kind_of(item)
+        if known and not done and kind & (ARRAY | OBJECT):
+            hit = known.get(id(item))
+            if hit is not None and hit[0] is item:
+                out.append(hit[1])
+                continue
+        if kind == ARRAY:
+            if not done:
+                todo.append((item, True))
+                todo.extend((x, False) for x in reversed(item))
+                continue
+            n = len(item)
+            parts = tuple(out[len(out) - n :]) if n else ()
+            del out[len(out) - n :]
+            out.append(ids.setdefault(("a", parts), len(ids)))
+        elif kind == OBJECT:
+            if not done:
+                todo.append((item, True))
+                todo.extend((x, False) for x in reversed(list(item.values())))
+                continue
+            n = len(item)
+            parts = tuple(out[len(out) - n :]) if n else ()
+            del out[len(out) - n :]
+            members = ("o", frozenset(zip(item.keys(), parts, strict=True)))
+            out.append(ids.setdefault(members, len(ids)))
+        elif kind in (INTEGER, NUMBER):
+            out.append(("n", item))
+        else:
+            out.append((kind, item))
+    return out[0]
+
+
+def _flat(value: Any) -> Any:
+    """:func:`canonical` without ``ids``: a tuple of tokens (so that hashing and comparing it
+    do not recurse either), the value in prefix order, numbers tagged apart from booleans, an
     object's members in the order of their keys."""
     out: list[Any] = []
     todo = [value]
@@ -324,9 +376,12 @@ class Shape:
     __slots__ = (
         "additional",
         "all_of",
+        "allowed",
         "any_of",
         "closed",
         "enum",
+        "enum_keys",
+        "enum_kinds",
         "enum_kw",
         "exact",
         "items",
@@ -370,7 +425,10 @@ class Shape:
         self.never = False  # the schema ``false``: nothing is valid
         self.enum: tuple[Any, ...] | None = None
         self.enum_kw = "enum"  # or "const"
-        self.strings: tuple[str, ...] | None = None  # the strings of enum/const
+        self.strings: tuple[str, ...] | None = None  # the strings of enum/const, sorted
+        # The canonical keys of enum/const (None: some value is not hashable) and their kinds.
+        self.enum_keys: frozenset[Any] | None = None
+        self.enum_kinds = 0
         self.min_len: int | None = None
         self.max_len: int | None = None
         self.pattern: Pattern | None = None
@@ -402,6 +460,7 @@ class Shape:
         self.simple = True
         self.exact = False
         self.closed: frozenset[str] | None = None
+        self.allowed: tuple[str, ...] = ()  # the properties of a closed object, sorted
         self.keyed = False  # checks keys as they are read (closed, or maxProperties)
         # The checks of a value this shape is given to, expanded (see expansion()).
         self.plan: tuple[tuple[int, Shape, str, int], ...] | None = None
@@ -673,7 +732,7 @@ class _Compiler:
                 values = tuple(v for v in values if any(json_equal(v, w) for w in shape.enum))
             shape.enum = values
             shape.enum_kw = keyword if shape.enum_kw != "const" else "const"
-            shape.strings = tuple(v for v in values if isinstance(v, str))
+            shape.strings = tuple(sorted({v for v in values if isinstance(v, str)}))
         elif keyword in _ALTERNATIVES:
             if not isinstance(value, list) or not value:
                 raise SchemaDefinitionError(f"{keyword} is a non-empty list, at {here}")
@@ -793,8 +852,20 @@ def _finish(shape: Shape) -> Shape:
         or shape.pattern is not None
     )
     additional = shape.additional
-    if additional is not None and additional.never and not shape.patterns:
-        shape.closed = frozenset(shape.props)
+    if additional is not None and additional.never:
+        shape.allowed = tuple(sorted(shape.props))
+        if not shape.patterns:
+            shape.closed = frozenset(shape.props)
+    if shape.enum is not None:
+        shape.enum_kinds = 0
+        for v in shape.enum:
+            shape.enum_kinds |= kind_of(v)
+        try:  # (containers are looked up by the checker, in its own numbering)
+            shape.enum_keys = frozenset(
+                canonical(v) for v in shape.enum if not kind_of(v) & (ARRAY | OBJECT)
+            )
+        except TypeError:  # a value that is not hashable: compared one by one
+            shape.enum_keys = None
     shape.own = (
         shape.never
         or shape.types != ANY_TYPE
@@ -816,7 +887,11 @@ def _finish(shape: Shape) -> Shape:
         or shape.min_props is not None
         or shape.max_props is not None
     )
-    shape.keyed = shape.closed is not None or shape.max_props is not None
+    shape.keyed = (
+        shape.closed is not None
+        or shape.max_props is not None
+        or (additional is not None and additional.never)  # (with patternProperties)
+    )
     shape.scalar = shape.simple and not shape.never and shape.enum is None and not shape.exact
     shape.plain = shape.scalar and all(
         x is None for x in (shape.minimum, shape.maximum, shape.xmin, shape.xmax, shape.multiple)

@@ -190,6 +190,14 @@ class Validating:
         )
         return marks
 
+    @property
+    def violations_dropped(self) -> int:
+        """How many more violations were found than ``violations`` keeps (``"collect"``
+        keeps the first 1,000, fewer when their paths add up to 100,000 steps: each holds
+        its path, so that many more would cost memory without limit)."""
+        tree = self._tree
+        return tree.dropped if isinstance(tree, CheckedTree) else 0
+
     def _invalid(self, path: tuple[str | int, ...]) -> bool:
         """Whether a violation was found at or under ``path``."""
         return bool(self._marked().under(path))
