@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Any, Final, Literal
 
 import jsonsnap
-from edges import Edge, edges
+from edges import Edge, edges, memory_section
 from workloads import SEED, source_text
 
 LIMIT = 1.15
@@ -960,6 +960,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print()
         print(f"{'PASS' if ok else 'FAIL'}  growth exponent <= {args.limit:g}: {text}")
         print()
+    if any(isinstance(h, Edge) and h.name.startswith("collect/") for h in chosen):
+        print(memory_section())
     progress(f"done in {time.perf_counter() - started:.0f} s (cap {cap:g} s)")
     return 0 if passed or args.no_fail else 1
 

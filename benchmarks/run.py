@@ -46,6 +46,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+import edges as edges_module
 import hostile as hostile_module
 import jsonsnap
 import peers as peers_module
@@ -1681,6 +1682,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             hostile = hostile + [
                 dataclasses.replace(g, name=f"{g.name} (compiled)") for g in hostile_compiled
             ]
+        sections.append(edges_module.memory_section())
+        print(sections[-1], flush=True)
 
     checked: list[schema_module.Row] = []
     if SCHEMA in groups and any(p.id == "jsonsnap" for p in chosen):
