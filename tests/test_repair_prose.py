@@ -83,6 +83,18 @@ def test_a_held_scalar_is_not_shown_until_decided() -> None:
         assert parser.close() is None
 
 
+@pytest.mark.parametrize("text", ["3 results: {}", "nullable: {}", "1) x: {}", "the answer: {}"])
+def test_prose_before_a_checked_value_breaks_no_schema(text: str) -> None:
+    for label, fragments in chunkings(text, rounds=1):
+        for mode in ("raise", "collect"):
+            parser = jsonsnap.Parser(schema={"type": "object"}, repair=True, on_violation=mode)
+            for fragment in fragments:
+                parser.feed(fragment)
+            assert (parser.close(), parser.violations) == ({}, []), (label, mode)
+    with pytest.raises(jsonsnap.SchemaError, match="found number"):
+        jsonsnap.loads("3\nresults: {}", schema={"type": "object"}, repair=True)
+
+
 def test_prose_is_prose_whichever_repairs_are_allowed() -> None:
     # Without leading_text, the prose is refused where strict JSON refuses it.
     check_error("3 results: [1]", 2, "Extra data", repair={"trailing_text"})
@@ -200,6 +212,7 @@ BRACKETS: list[tuple[str, Any, Repairs]] = [
     ("Here: [true, 1]", [True, 1], [("leading_text", 0)]),
     ("Here: [ ]", [], [("leading_text", 0)]),
     ("Here: {a: 1}", {"a": 1}, [("leading_text", 0), ("unquoted_key", 7)]),
+    ("Here: {a// k\n: 1}", {"a": 1}, [("leading_text", 0), ("unquoted_key", 7), ("comment", 8)]),
     ("Here: {\n  'a': 1}", {"a": 1}, [("leading_text", 0), ("single_quotes", 10)]),
     ("Here: [ // one\n 1]", [1], [("leading_text", 0), ("comment", 8)]),
     ("Here: [Tr", [], [("leading_text", 0), ("unclosed", 9)]),

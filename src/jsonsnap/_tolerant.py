@@ -35,12 +35,18 @@ Invariants (those of the strict parser hold too: see ``_parser``):
 1. A repair is decided when the input that needs it is read, and never revised: the value
    only grows, as strictly. A token the next fragment may still decide (a literal cut in two,
    a ``/`` that may begin a comment, a backslash) is held in the tail, as strictly, and its
-   repair recorded only when it is read whole.
+   repair recorded only when it is read whole; a top-level number or literal is held
+   (unshown) until the character after it decides, and text skipped after a value is
+   recorded once the next value or the end says which kind it is. What is held is bounded
+   (a literal's length, ``_BRACKET_HOLD``) or read incrementally (spaces, a long number).
 2. Each repair is recorded once, with its kind and the absolute position of the character
    that needed it (a trailing comma: of the bracket after it; ``unclosed``: of the end of the
-   input). Line and column are counted from the last repair of the same fragment, so any
-   number of repairs costs time in proportion to the input.
-3. What no allowed repair reads is the strict error, at the same character.
+   input; skipped text: of its first character). Line and column are counted from the last
+   repair of the same fragment, so any number of repairs costs time in proportion to the
+   input.
+3. What no allowed repair reads is the strict error, at the same character. What is prose
+   (a word that begins like a value, a bracket no element follows) is decided by the text
+   alone, whichever repairs are allowed.
 """
 
 from __future__ import annotations
@@ -233,8 +239,8 @@ class Tolerant(Automaton):
         self.resume = VALUE  # the state a comment interrupted
         self.block = False  # whether the comment is a /* */ one
         self.ignored_at = -1  # where the text after the value, ignored, begins
-        # Whether the scalar being read is the first thing at the top, which is prose when
-        # what follows it cannot follow a value.
+        # Whether the scalar being read begins at the top (TOP): read whole, it is held, as
+        # it may be the first word of prose (see _held); it begins nothing in the tree yet.
         self.first_scalar = False
         # The top-level scalar read and held (see TOP in the module docstring): where it
         # begins (absolute; -1: none), its text if it is a number, else its value and the
@@ -407,8 +413,8 @@ class Tolerant(Automaton):
                 j = WS_RE.match(buf, j).end()  # type: ignore[union-attr]
                 if j - pos > _BRACKET_HOLD:
                     return _IS_VALUE
-                if j < end:
-                    return _IS_VALUE if buf[j] == ":" else _IS_PROSE
+                if j < end:  # (its colon, or a comment before it)
+                    return _IS_VALUE if buf[j] == ":" or buf[j] == "/" else _IS_PROSE
             else:
                 return _IS_PROSE
         return _IS_VALUE if self.final else _UNDECIDED
@@ -478,7 +484,7 @@ class Tolerant(Automaton):
             d = buf[pos + 1]
             if c == "-":
                 return _IS_PROSE if d in DIGITS else _IS_VALUE
-            if d in "/*" and "comment" in self.allowed:
+            if d in "/*":  # a comment (allowed or not: what is prose does not depend on it)
                 return _IS_VALUE
             return _IS_PROSE if self.held_number else _IS_VALUE
         if _word_char(c) or self.held_number:
@@ -654,8 +660,10 @@ class Tolerant(Automaton):
         if self.final:
             raise self.fail(EXPECTING_VALUE, buf, end, incomplete=True)
         self.at = self.offset + pos
+        if self.first_scalar:  # (held: it begins nothing yet, see _held)
+            return ~pos
         self.tree.begins()
-        if self.partial_literals and len(begun) == 1 and not self.first_scalar:
+        if self.partial_literals and len(begun) == 1:
             name, value = begun[0]
             self.tree.provisional(self.constant(name) if value is NOTHING else value)
         return ~pos
@@ -747,6 +755,10 @@ class Tolerant(Automaton):
         ):
             text = cut  # "12." at the end of the input: as far as it is a number
         return super()._end_number(text, buf, j, end)
+
+    def _begins(self) -> None:
+        if not self.first_scalar:  # (a number at the top is held: it begins nothing yet)
+            self.tree.begins()
 
     def _show_number(self, text: str, cut: str) -> None:
         if not self.first_scalar:  # (a number at the top is held: see _held)
