@@ -208,7 +208,7 @@ class Tokens:
             # again with the next fragment (in one match, often); a long one is read on
             # where it stopped, so that no digit is looked at twice.
             self.at = self.offset + pos
-            self._begins()
+            self.tree.begins()
             if j - pos <= SHORT_NUMBER:
                 if self.partial_numbers:
                     self._show_number(buf[pos:j], _cut(m))
@@ -221,10 +221,6 @@ class Tokens:
             return j
         self.number_at = self.offset + pos
         return self._end_number(buf[pos:j], buf, j, end)
-
-    def _begins(self) -> None:
-        """A number begins that the fragment cuts (for a schema checker: ``Tree.begins``)."""
-        self.tree.begins()
 
     def _number(self, buf: str, pos: int, end: int) -> int:
         """NUMBER: more of a number cut by the end of the last fragment. Only the new

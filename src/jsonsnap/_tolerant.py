@@ -310,7 +310,7 @@ class Tolerant(Automaton):
             if pos + 1 < end and buf[pos + 1] in "/*":
                 return self._comment(buf, pos, end, EXPECTING_VALUE)
         elif c in _SCALAR_STARTS:
-            self.state = VALUE
+            # (read in TOP: a scalar cut here begins nothing for a schema, see _check.begins)
             self.first_scalar = True
             try:
                 stop = self._value(buf, pos, end)
@@ -755,10 +755,6 @@ class Tolerant(Automaton):
         ):
             text = cut  # "12." at the end of the input: as far as it is a number
         return super()._end_number(text, buf, j, end)
-
-    def _begins(self) -> None:
-        if not self.first_scalar:  # (a number at the top is held: it begins nothing yet)
-            self.tree.begins()
 
     def _show_number(self, text: str, cut: str) -> None:
         if not self.first_scalar:  # (a number at the top is held: see _held)
