@@ -225,10 +225,14 @@ def test_brackets_in_prose(text: str, expected: Any, repairs: Repairs) -> None:
 
 
 def test_a_bracket_in_prose_is_decided_within_a_few_characters() -> None:
-    # Past 24 characters after the bracket it begins a value (what is held stays short).
-    check_error("x [" + " " * 30 + "this", 34, "Expecting value")
-    check_error("x {" + "k" * 30 + "}", 33, "Expecting ':' delimiter")
-    check("x [" + " " * 20 + "this] [2]", [2], [("leading_text", 0)])
+    # Past 15 characters after the bracket it begins a value (what is held stays short).
+    check_error("x [" + " " * 16 + "this", 20, "Expecting value")
+    check_error("x {" + "k" * 16 + "}", 19, "Expecting ':' delimiter")
+    check("x [" + " " * 14 + "this] {" + "k" * 14 + "} [2]", [2], [("leading_text", 0)])
+    for text in ("x [" + " " * 15 + "Infinit", "x [" + " " * 20 + "Infinit", "x {" + "k" * 15):
+        parser = jsonsnap.Parser(repair=True)
+        parser.feed(text)
+        assert len(parser._auto.tail) <= 24, text
     check("x [" + " " * 30 + "1]", [1], [("leading_text", 0)])
 
 

@@ -38,7 +38,7 @@ Invariants (those of the strict parser hold too: see ``_parser``):
    repair recorded only when it is read whole; a top-level number or literal is held
    (unshown) until the character after it decides, and text skipped after a value is
    recorded once the next value or the end says which kind it is. What is held is bounded
-   (a literal's length, ``_BRACKET_HOLD``) or read incrementally (spaces, a long number).
+   (to 24 characters, as strictly) or read incrementally (spaces, a long number).
 2. Each repair is recorded once, with its kind and the absolute position of the character
    that needed it (a trailing comma: of the bracket after it; ``unclosed``: of the end of the
    input; skipped text: of its first character). Line and column are counted from the last
@@ -146,9 +146,10 @@ def repairs_of(repair: object) -> frozenset[str] | None:
 _PROSE_RE: Final = re.compile(r"[^{\[]*")
 #: Spaces and tabs: what may come between a held top-level scalar and the word after it.
 _BLANKS_RE: Final = re.compile(r"[ \t]*")
-#: How far after a bracket that follows prose the text is held to decide whether it begins a
-#: value (beyond that, it does).
-_BRACKET_HOLD: Final = 24
+#: How far after a bracket that follows prose the whitespace or a key may go on before it is
+#: taken to begin a value (with a literal's first letters after it, what is held for the next
+#: fragment stays within the tail's 24 characters).
+_BRACKET_HOLD: Final = 15
 #: The rest of an unquoted key, and single-quoted string content without escapes.
 _IDENTIFIER_RE: Final = re.compile(r"[A-Za-z0-9_$]*")
 _SINGLE_PLAIN_RE: Final = re.compile(r"[^'\\\x00-\x1f]*")
@@ -389,7 +390,8 @@ class Tolerant(Automaton):
         are allowed (what is prose does not depend on them: a repair left out makes the text
         refused, not another value found). ``_UNDECIDED`` while the input ends before that.
         What decides lies within ``_BRACKET_HOLD`` characters of the bracket (whitespace or
-        a key that go on further begin a value), so what is held stays short."""
+        a key that go on further begin a value), so what is held stays short (at most 24
+        characters, as any token's)."""
         i = WS_RE.match(buf, pos + 1).end()  # type: ignore[union-attr]
         if i - pos > _BRACKET_HOLD:
             return _IS_VALUE
