@@ -578,7 +578,7 @@ def test_parse_repair_lists_the_repairs(tmp_path: Path, capsys: pytest.CaptureFi
     assert json.loads(out) == {"a": [1, 2], "b": True, "s": "x\ty"}
     assert err.splitlines() == [
         "jsonsnap: 7 repairs:",
-        "  text before the value (prose, a code fence) skipped: line 1 column 1 (char 0)"
+        "  text before a value (prose, a code fence) skipped: line 1 column 1 (char 0)"
         " [leading_text]",
         "  a comma before a closing bracket dropped: line 3 column 13 (char 26) [trailing_comma]",
         "  an identifier read as an object key: line 3 column 16 (char 29) [unquoted_key]",
@@ -587,7 +587,7 @@ def test_parse_repair_lists_the_repairs(tmp_path: Path, capsys: pytest.CaptureFi
         "  a // or /* */ comment skipped: line 3 column 25 (char 38) [comment]",
         "  a raw control character in a string kept as it is: line 4 column 9 (char 54)"
         " [control_character]",
-        "  text after a complete value (a closing fence, prose) ignored: line 5 column 1"
+        "  text after the last complete value (a closing fence, prose) ignored: line 5 column 1"
         " (char 59) [trailing_text]",
     ]
     # Many repairs: the first ones listed, the rest counted; an error after repairs.

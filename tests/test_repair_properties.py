@@ -8,7 +8,8 @@ hypothesis-drawn chunkings (``strategies.split_points``: random cuts, one charac
 or the whole text at once).
 
 a. valid JSON in tolerant mode: the final value is ``json.loads``'s, ``repairs == []``, and the
-   snapshot after every fragment is the strict parser's;
+   snapshot after every fragment is the strict parser's (a top-level number or literal is
+   shown once what follows it decides that it is the value, not the first word of prose);
 b. snapshots of a spoiled document only grow: each one extends the one before it (only the last
    member of a container may still change), and the final value extends the last one;
 c. a spoiled document reads back as the value it was rendered from (NaN equal to NaN), both with
@@ -111,6 +112,8 @@ def test_a_valid_json_reads_as_in_strict_mode(case: tuple[str, list[str]]) -> No
         strict.feed(fragment)
         fed += fragment
         want, got = snap(strict), snap(tolerant)
+        if got is NOTHING and not isinstance(want, (str, list, dict)):
+            continue  # a top-level number or literal shows once what follows it decides
         assert diff(want, got) is None, (fed, want, got)
     value = tolerant.close()
     assert diff(strict_loads(text), value) is None, (text, value)

@@ -4,7 +4,9 @@ Each protocol's events are made here, as small as the protocol allows, around on
 whose arguments arrive in the pieces given (every piece of every chunking of the text). With
 ``repair=True`` the call's input is read tolerantly (``ToolInput.repairs``); strict or not, an
 input of two values glued together (``{..}{..}``) is reported as such, never as an error at
-the second ``{`` or as text after the first value.
+the second ``{`` or as text after the first value; with ``repair=True``, so are two values with
+a comma, a comment or prose between them, while text after the value that holds no value stays
+``trailing_text``.
 """
 
 from __future__ import annotations
@@ -14,9 +16,13 @@ from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import jsonsnap
+import strategies
 from chunking import chunkings
+from effort import examples
 from jsonsnap.anthropic import MessageAccumulator
 from jsonsnap.openai import ChatCompletionAccumulator, ResponseAccumulator
 from jsonsnap.streams import Accumulator, ToolInput, ToolInputError
@@ -279,3 +285,63 @@ def test_structured_output_read_tolerantly() -> None:
         "trailing_text",
     ]
     assert jsonsnap.REPAIRS["trailing_text"].startswith("text after")
+
+
+#: What may separate two calls glued into one argument text, and the repair it is.
+SEPARATED: Final = [
+    (", ", "leading_text"),
+    (",\n", "leading_text"),
+    (" /* next */ ", "comment"),
+    ("// next\n", "comment"),
+    ("\nand then ", "leading_text"),
+    ("\n```\n```json\n", "leading_text"),
+]
+
+
+@pytest.mark.parametrize(("separator", "kind"), SEPARATED)
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_glued_values_with_something_between_them(protocol: str, separator: str, kind: str) -> None:
+    text = '{"city": "Paris"}' + separator + '{"city": "Rome"}'
+    at = 17 + len(separator) - len(separator.lstrip())  # where the separator's text begins
+    for label, pieces in chunkings(text, rounds=1):
+        tool, _ = call(protocol, pieces, repair=True)
+        assert tool.glued, label
+        assert (tool.status, tool.error) == ("invalid", None), label
+        assert tool.values == [{"city": "Paris"}, {"city": "Rome"}], label
+        assert tool.snapshot == {"city": "Paris"}
+        assert [(r.kind, r.pos) for r in tool.repairs] == [(kind, at)], label
+        with pytest.raises(ToolInputError, match="is 2 JSON values glued together"):
+            tool.final()
+
+
+@pytest.mark.parametrize(
+    "after", ["\n```", "}", " // {'b': 2}", "\n\nThanks! [see] above", " 12 items"]
+)
+def test_text_after_the_arguments_that_holds_no_value_is_not_glued(after: str) -> None:
+    for label, pieces in chunkings('{"a": 1}' + after, rounds=1):
+        tool, _ = call("anthropic", pieces, repair=True)
+        assert not tool.glued and tool.values == [{"a": 1}], label
+        assert tool.final() == {"a": 1}
+        at = 8 + len(after) - len(after.lstrip())
+        assert [(r.kind, r.pos) for r in tool.repairs] == [("trailing_text", at)], label
+
+
+_SEPARATOR = st.lists(
+    st.sampled_from([", ", ",", " ", "\n", "/* c */", "// c\n", "then", "and", "```", ":", "x"]),
+    min_size=1,
+    max_size=5,
+).map("".join)
+
+
+@settings(max_examples=examples(40))
+@given(st.data())
+def test_two_calls_with_anything_between_them_are_glued(data: st.DataObject) -> None:
+    separator = data.draw(_SEPARATOR, label="separator")
+    text = '{"a": 1}' + separator + '{"b": [2]}'
+    cuts = data.draw(strategies.split_points(len(text)), label="cuts")
+    tool, _ = call("anthropic", strategies.fragments_at(text, cuts), repair=True)
+    assert tool.glued and tool.values == [{"a": 1}, {"b": [2]}], (text, tool.values)
+    assert tool.status == "invalid" and tool.error is None
+    if separator.strip():  # (whitespace alone needs no repair)
+        at = 8 + len(separator) - len(separator.lstrip())
+        assert tool.repairs and tool.repairs[0].pos == at, tool.repairs

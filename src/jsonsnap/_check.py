@@ -64,6 +64,7 @@ from ._checks import GENERAL, NO_GROUPS, Checks, Frame, Leaf
 from ._errors import SchemaError
 from ._fast import FastPaths
 from ._faults import MAX_PATH_STEPS, MAX_VIOLATIONS, Branch, Fault, Locator, alive
+from ._grammar import TOP
 from ._schema import ARRAY, BOOLEAN, NULL, NUMBER, OBJECT, STRING, Shape, kind_of
 from ._tree import Tree, WatchedTree
 
@@ -226,6 +227,8 @@ class CheckedTree(Checks, WatchedTree):
 
     def begins(self) -> None:
         auto = self.auto
+        if auto.state == TOP:  # (tolerant: it may be the first word of prose; checked if shown)
+            return
         self._begin(_FIRST.get(auto.buf[auto.at - auto.offset], NUMBER), auto.at)
 
     def scalar(self, value: Any) -> None:

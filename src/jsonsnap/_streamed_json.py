@@ -20,7 +20,9 @@
   what they are: the first value stays the snapshot, ``values`` holds them all (the ones after
   the first read by one parser with ``multiple_values=True``, unchecked), the status is
   ``"invalid"`` and :meth:`final` says why, instead of an error at the second ``{`` (strict)
-  or the second value ignored as text after the first (``repair=``).
+  or the second value ignored as text after the first (``repair=``). With ``repair=``, the
+  text after the first value is read so from its first character on, so a value after a
+  comma, a comment or prose is found too; text that holds none stays ``trailing_text``.
 
 All of them are published in :mod:`jsonsnap.streams`.
 """
@@ -96,7 +98,9 @@ class StreamedJSON:
         self._ended = False
         self._reported = 0  # how many violations updates have carried
         # Values glued after the first: where they start in ``raw`` (and the lines before
-        # that, and where its line starts), the values read, and the parser reading them.
+        # that, and where its line starts), the values read, and the parser reading them
+        # (with ``repair=``, from where the text after the first value starts: glued once it
+        # finds a value).
         self._glued: tuple[int, int, int, list[Any], Parser] | None = None
         self._refusal: str | None = None  # why the other side refused the value (_refuse)
 
@@ -138,7 +142,7 @@ class StreamedJSON:
         """``"streaming"``, then ``"complete"``, ``"incomplete"`` or ``"invalid"`` (invalid JSON,
         from its offending character on; or a violation of the schema, from where it is
         certain)."""
-        if self.error is not None or self._failure is not None or self._glued is not None:
+        if self.error is not None or self._failure is not None or self.glued:
             return "invalid"
         if self._refusal is not None:
             return "invalid"
@@ -170,7 +174,7 @@ class StreamedJSON:
         :class:`jsonsnap.Repair` with its kind and its place in ``raw``."""
         made = self._parser.repairs
         glued = self._glued
-        if glued is not None:
+        if glued is not None and self.glued:
             start, lines, line_start, _, parser = glued
             made = [r for r in made if r.pos != start]  # (the glued value, as text after one)
             for r in parser.repairs:
@@ -180,8 +184,10 @@ class StreamedJSON:
 
     @property
     def glued(self) -> bool:
-        """Whether the text holds several JSON values glued together (``{..}{..}``)."""
-        return self._glued is not None
+        """Whether the text holds several JSON values glued together (``{..}{..}``; with
+        ``repair=``, also ``{..}, {..}``, or a comment or prose between them)."""
+        glued = self._glued
+        return glued is not None and (bool(glued[3]) or glued[4].snapshot(_NOTHING) is not _NOTHING)
 
     @property
     def values(self) -> list[Any]:
@@ -189,7 +195,7 @@ class StreamedJSON:
         each of them (final, or as it shows)."""
         first = self._parser.snapshot(_NOTHING)
         values = [] if first is _NOTHING else [first]
-        if self._glued is not None:
+        if self._glued is not None and self.glued:
             parser = self._glued[4]
             values += self._glued[3]
             if not parser.done and (last := parser.snapshot(_NOTHING)) is not _NOTHING:
@@ -212,7 +218,7 @@ class StreamedJSON:
             raise self._ERROR(f"{where} has invalid {noun}JSON: {self.error}")
         if self._refusal is not None:
             raise self._ERROR(f"{where} {noun}was refused: {self._refusal}")
-        if self._glued is not None:
+        if self.glued and self._glued is not None:
             raise self._ERROR(
                 f"{where} {noun}is {len(self.values)} JSON values glued together, not one "
                 f"(the second begins at char {self._glued[0]}; see .values)"
@@ -325,11 +331,11 @@ class StreamedJSON:
             else:
                 self.error = err
             return True
-        if self._allowed is not None:  # a value glued to the first, ignored as text after it
+        if self._allowed is not None:  # text after the first value: a value glued to it?
             at = parser._ignored_at()
-            if at >= 0 and self.raw[at] in "{[":
+            if at >= 0:
                 self._glue(at)
-                return True
+                return changed or self.glued
         return changed
 
     def _glue(self, start: int) -> None:
@@ -345,9 +351,10 @@ class StreamedJSON:
         try:
             parser.feed(text)
         except JSONDecodeError as err:
-            self.error = JSONDecodeError(err.msg, self.raw, start + err.pos)
+            if self.glued:  # (before a value is found, the text after the first is text)
+                self.error = JSONDecodeError(err.msg, self.raw, start + err.pos)
         values += parser.read_values()
-        return True
+        return self.glued
 
     def _close(self, raw: str | None = None) -> bool:
         """The protocol says the text is finished: parse it strictly. ``raw`` is the whole
@@ -360,7 +367,8 @@ class StreamedJSON:
             self._reread(raw)  # type: ignore[arg-type]
         if self._glued is not None:
             self._close_glued()
-            return True
+            if self.glued:
+                return True
         if self.error is None:
             before = self._parser.snapshot(_NOTHING)
             self._settle()
@@ -374,9 +382,10 @@ class StreamedJSON:
             try:
                 values += parser.close()
             except JSONDecodeError as err:
-                self.error = JSONDecodeError(
-                    err.msg, self.raw, start + err.pos, incomplete=err.incomplete
-                )
+                if self.glued:
+                    self.error = JSONDecodeError(
+                        err.msg, self.raw, start + err.pos, incomplete=err.incomplete
+                    )
 
     def _refuse(self, reason: str) -> None:
         """The other side refused the value, whole as it is (a UI message stream's
