@@ -164,9 +164,9 @@ def test_every_request_gets_its_answer(
         headers.append(("Content-Length", declared if twice == "same" else declared + "1"))
     if chunked:
         headers.append(("Transfer-Encoding", "chunked"))
-    value = (declared or "0").strip(" \t")
+    value = ("0" if declared is None else declared).strip(" \t")
     valid = declared is None or (value.isascii() and value.isdigit() and twice != "other")
-    length = int(value) if valid and len(value) < 20 else 0
+    length = int(value) if valid else 0
     body = b"x" * max(0, min(length, 4096) + sent) if length <= 4096 else b"x" * 100
     started = time.monotonic()
     answer = served.exchange(post(headers, body, path))
