@@ -311,3 +311,29 @@ def test_a_duplicate_key_checks_every_member() -> None:
         jsonsnap.loads(doc, schema=schema)
     # The other rule, as json.loads and jsonschema read it: the value's surviving members.
     assert jsonsnap.loads(json.dumps(json.loads(doc)), schema=schema) == {"a": 1}
+
+
+def test_a_tool_input_counts_the_violations_it_drops_too() -> None:
+    from jsonsnap.anthropic import MessageAccumulator
+
+    tools = [{"name": "f", "input_schema": {"properties": {"n": {"items": {"type": "integer"}}}}}]
+    acc = MessageAccumulator(tools=tools)
+    events: list[dict[str, Any]] = [
+        {"type": "message_start", "message": {"id": "m", "role": "assistant", "content": []}},
+        {
+            "type": "content_block_start",
+            "index": 0,
+            "content_block": {"type": "tool_use", "id": "t", "name": "f", "input": {}},
+        },
+        {
+            "type": "content_block_delta",
+            "index": 0,
+            "delta": {"type": "input_json_delta", "partial_json": json.dumps({"n": ["x"] * 2_500})},
+        },
+        {"type": "content_block_stop", "index": 0},
+    ]
+    for event in events:
+        acc.feed(event)
+    (tool,) = acc.tool_calls()
+    assert tool.status == "invalid"
+    assert (len(tool.violations), tool.violations_dropped) == (1_000, 1_500)

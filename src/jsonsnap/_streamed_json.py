@@ -169,6 +169,12 @@ class StreamedJSON:
         return [] if self._schema is None else self._parser.violations
 
     @property
+    def violations_dropped(self) -> int:
+        """How many more violations were found than :attr:`violations` keeps (the first
+        1,000, fewer when their paths add up to 100,000 steps; see ``Parser``)."""
+        return 0 if self._schema is None else self._parser.violations_dropped
+
+    @property
     def repairs(self) -> list[Repair]:
         """The repairs made to read the text (``repair=``; ``[]`` for strict JSON): each a
         :class:`jsonsnap.Repair` with its kind and its place in ``raw``."""
