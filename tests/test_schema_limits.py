@@ -337,3 +337,18 @@ def test_a_tool_input_counts_the_violations_it_drops_too() -> None:
     (tool,) = acc.tool_calls()
     assert tool.status == "invalid"
     assert (len(tool.violations), tool.violations_dropped) == (1_000, 1_500)
+
+
+def test_groups_in_groups_repeat_a_bounded_part_of_the_inner_message() -> None:
+    """Each ``oneOf`` that fails words its alternatives' failure: nested 3,000 deep, each
+    level repeats at most ``MAX_INNER`` characters of the one below (not the whole of it,
+    which would cost time and memory growing with the square of the depth)."""
+    depth = 3_000
+    schema: Any = {"type": "integer"}
+    for _ in range(depth):
+        schema = {"oneOf": [{"type": "array", "items": schema}]}
+    with pytest.raises(SchemaError) as info:
+        jsonsnap.loads("[" * depth + '"x"' + "]" * depth, schema=schema, max_depth=None)
+    message = info.value.msg
+    assert message.startswith("matches none of the 1 alternatives of oneOf (")
+    assert len(message) <= len("matches none of the 1 alternatives of oneOf ()") + 200

@@ -44,6 +44,8 @@ MAX_VIOLATIONS = 1000
 #: deep holds three copies of its 4,000 steps).
 MAX_PATH_STEPS = 100_000
 
+#: The most characters of an alternative's message that the message of its group repeats.
+MAX_INNER = 200
 #: Where a value is: the node of its container (``None`` for the root) and its key or index.
 Where = tuple[Any, Key]
 
@@ -240,8 +242,11 @@ class Faults:
             group.failed = True
             if not (0 <= group.single_at < err.pos):  # they died together: the group's fault
                 n = len(group.branches)
+                inner = err.msg  # (cut: groups in groups would each repeat the whole of it)
+                if len(inner) > MAX_INNER:
+                    inner = inner[: MAX_INNER - 1] + "…"
                 err = Fault(
-                    f"matches none of the {n} alternatives of {group.keyword} ({err.msg})",
+                    f"matches none of the {n} alternatives of {group.keyword} ({inner})",
                     group.keyword,
                     n,
                     err.found,
