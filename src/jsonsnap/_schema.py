@@ -801,7 +801,10 @@ def _expand(shape: Shape, limit: int) -> tuple[tuple[int, Shape, str, int], ...]
         if shape.plan is not None:
             return shape.plan
     steps: list[tuple[int, Shape, str, int]] = []
-    seen: set[tuple[int, int]] = set()  # (owner, shape id): the shapes expanded for each owner
+    # The shapes expanded for each owner, as ``owner << 64 | id(shape)``: an int, which the
+    # garbage collector does not track (a set of tuples of this size made its full
+    # collections cost more than the walk).
+    seen: set[int] = set()
     owners = 1
     grouping: set[int] = set()  # the shapes whose groups hold the branch being expanded
     todo: list[tuple[str, Shape, int]] = [("", shape, 0)]  # ("": expand; "/": a group ends)
@@ -825,8 +828,8 @@ def _expand(shape: Shape, limit: int) -> tuple[tuple[int, Shape, str, int], ...]
             grouping.add(id(sub))
             todo.append(("/", sub, owner))
             todo.extend(("", alt, first + i) for i, alt in reversed(list(enumerate(alternatives))))
-        elif (owner, id(sub)) not in seen and id(sub) not in grouping:
-            seen.add((owner, id(sub)))
+        elif (key := owner << 64 | id(sub)) not in seen and id(sub) not in grouping:
+            seen.add(key)
             if sub.own:
                 steps.append((owner, sub, "", 0))
             if sub.one_of:
