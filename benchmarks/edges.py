@@ -422,7 +422,7 @@ def edges() -> list[Edge]:
             _unique_per_level,
             _checked_depth,
             _count(lambda n: n),
-            2_000,
+            8_000,
             "levels",
         ),
         Edge(
