@@ -352,3 +352,22 @@ def test_groups_in_groups_repeat_a_bounded_part_of_the_inner_message() -> None:
     message = info.value.msg
     assert message.startswith("matches none of the 1 alternatives of oneOf (")
     assert len(message) <= len("matches none of the 1 alternatives of oneOf ()") + 200
+
+
+@pytest.mark.parametrize(
+    "text", ["\U0010ffff", "\U0010ffff\U0010ffffx", "a\U0010ffffb", "a\U0010ffff", "b", "ab"]
+)
+def test_enum_strings_that_end_in_the_last_code_point_narrow_as_others(text: str) -> None:
+    """Candidates are found by bisection up to the least string past a prefix: a prefix of
+    U+10FFFF has none (every string after it begins with it)."""
+    allowed = ["\U0010ffff", "\U0010ffff\U0010ffffx", "a\U0010ffff", "a\U0010ffffb", "b"]
+    schema = Schema({"enum": allowed})
+    doc = json.dumps(text, ensure_ascii=False)
+    for fragments in chunkings(doc):
+        parser = Parser(schema=schema)
+        try:
+            for fragment in fragments:
+                parser.feed(fragment)
+            assert parser.close() == text and text in allowed
+        except SchemaError as err:
+            assert text not in allowed and err.keyword == "enum"

@@ -12,7 +12,7 @@ commonest case written out: one shape on the container, one simple shape for the
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left
 from typing import Any
 
 from ._faults import Branch, Fault, Faults, Group, Where, alive, settle
@@ -76,19 +76,29 @@ class Leaf:
     def narrow(self, text: str) -> int:
         """``text`` follows the string so far: keep the candidates that go on with it (-1),
         or say how many of its characters the closest one has (none left: then nothing is
-        changed). A bisection of the sorted candidates, so that a character costs the log of
-        their number: those in ``[lo, hi)`` share the string so far, and are in the order of
-        what follows it."""
+        changed). Those in ``[lo, hi)`` of the sorted candidates share the string so far, and
+        are in the order of what follows it: a character they all share costs two
+        comparisons, one where they part a bisection (in C) of their number's log."""
         cands = self.cands
         assert cands is not None
         start = self.length
         stop = start + len(text)
-
-        def after(candidate: str) -> str:
-            return candidate[start:stop]
-
-        lo = bisect_left(cands, text, self.lo, self.hi, key=after)
-        hi = bisect_right(cands, text, lo, self.hi, key=after)
+        lo, hi = self.lo, self.hi
+        if lo >= hi:
+            return 0
+        # When the first and the last go on with it, so does every one between them (they are
+        # sorted): no bisection, so that the characters the candidates share cost nothing more
+        # for more candidates (a long common beginning, "value-000...", is the usual case).
+        first = cands[lo]
+        if first[start:stop] == text and cands[hi - 1][start:stop] == text:
+            return -1
+        # Else those that begin with the string so far and ``text`` (``prefix``) are found by
+        # the C bisection of whole strings, from ``prefix`` to the least string past them.
+        prefix = first[:start] + text
+        lo = bisect_left(cands, prefix, lo, hi)
+        past = _past(prefix)
+        if past is not None:
+            hi = bisect_left(cands, past, lo, hi)
         if lo < hi:
             self.lo, self.hi = lo, hi
             return -1
@@ -733,6 +743,17 @@ def refused(shape: Shape, key: str) -> bool:
         and key not in shape.props
         and not any(pattern.search(key) for pattern, _ in shape.patterns)
     )
+
+
+def _past(prefix: str) -> str | None:
+    """The least string greater than every string that begins with ``prefix`` (``None``: no
+    string is, the prefix being all U+10FFFF)."""
+    end = len(prefix)
+    while end and prefix[end - 1] == "\U0010ffff":
+        end -= 1
+    if not end:
+        return None
+    return prefix[: end - 1] + chr(ord(prefix[end - 1]) + 1)
 
 
 def common(candidate: str, text: str, start: int) -> int:
