@@ -363,7 +363,7 @@ def test_enum_strings_that_end_in_the_last_code_point_narrow_as_others(text: str
     allowed = ["\U0010ffff", "\U0010ffff\U0010ffffx", "a\U0010ffff", "a\U0010ffffb", "b"]
     schema = Schema({"enum": allowed})
     doc = json.dumps(text, ensure_ascii=False)
-    for fragments in chunkings(doc):
+    for _label, fragments in chunkings(doc):
         parser = Parser(schema=schema)
         try:
             for fragment in fragments:
