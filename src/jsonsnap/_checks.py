@@ -82,7 +82,6 @@ class Leaf:
         cands = self.cands
         assert cands is not None
         start = self.length
-        stop = start + len(text)
         lo, hi = self.lo, self.hi
         if lo >= hi:
             return 0
@@ -90,7 +89,7 @@ class Leaf:
         # sorted): no bisection, so that the characters the candidates share cost nothing more
         # for more candidates (a long common beginning, "value-000...", is the usual case).
         first = cands[lo]
-        if first[start:stop] == text and cands[hi - 1][start:stop] == text:
+        if first.startswith(text, start) and cands[hi - 1].startswith(text, start):
             return -1
         # Else those that begin with the string so far and ``text`` (``prefix``) are found by
         # the C bisection of whole strings, from ``prefix`` to the least string past them.
@@ -134,12 +133,13 @@ class Frame:
             shape = leaves[0].shape
             self.unique = shape.unique and kind == ARRAY
             self.keys: list[Leaf] = leaves if shape.keyed and kind == OBJECT else _NONE
+            # Whether canonical keys are made of what is inside it (uniqueItems, or its enum).
+            self.hashed = self.unique or shape.enum is not None
         else:
             self.unique = kind == ARRAY and any(leaf.shape.unique for leaf in leaves)
             keyed = [leaf for leaf in leaves if leaf.shape.keyed] if kind == OBJECT else None
             self.keys = keyed or _NONE
-        # Whether canonical keys are made of what is inside it (uniqueItems, or its enum).
-        self.hashed = self.unique or any(leaf.shape.enum is not None for leaf in leaves)
+            self.hashed = self.unique or any(leaf.shape.enum is not None for leaf in leaves)
 
 
 class Checks(Faults):

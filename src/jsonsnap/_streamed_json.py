@@ -340,17 +340,17 @@ class StreamedJSON:
         if self._allowed is not None:  # text after the first value: a value glued to it?
             at = parser._ignored_at()
             if at >= 0:
-                self._glue(at)
-                return changed or self.glued
+                return self._glue(at) or changed
         return changed
 
-    def _glue(self, start: int) -> None:
-        """A value glued to the first begins at ``raw[start]``: read it, and any after it."""
+    def _glue(self, start: int) -> bool:
+        """A value glued to the first begins at ``raw[start]``: read it, and any after it
+        (whether one is glued, as :meth:`_feed_glued` says)."""
         raw = self.raw
         lines = raw.count("\n", 0, start)
         parser = Parser(multiple_values=True, repair=self._allowed or False)
         self._glued = (start, lines, raw.rfind("\n", 0, start) + 1, [], parser)
-        self._feed_glued(raw[start:])
+        return self._feed_glued(raw[start:])
 
     def _feed_glued(self, text: str) -> bool:
         start, _, _, values, parser = self._glued  # type: ignore[misc]

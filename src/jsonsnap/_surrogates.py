@@ -46,7 +46,10 @@ class HeldHalves(Generic[K]):
         """What to append of ``piece`` to the text at ``where`` now: the half held before it
         and ``piece``, each pair in them joined, but for a high surrogate at the end, which is
         held back for the next piece."""
-        piece = self._held.pop(where, "") + piece
+        if self._held:
+            piece = self._held.pop(where, "") + piece
+        if piece.isascii():  # (the commonest piece: no surrogate in it, none to hold)
+            return piece
         if _PAIR.search(piece) is not None:
             piece = _PAIR.sub(_joined, piece)
         if piece and _high(piece[-1]):

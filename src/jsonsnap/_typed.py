@@ -493,11 +493,10 @@ def convert(value: Any, tp: Any) -> Any:
     refused it as ``__cause__``) for a value that does not convert, and :class:`TypeError`
     for a type :func:`schema_of` cannot express.
     """
-    if not _is_container(value):
-        flat = _Walk().flat(value, tp)
-        if flat is not _DEEP:
-            return flat
     walk = _Walk()
+    flat = walk.flat(value, tp)  # (a container is _DEEP)
+    if flat is not _DEEP:
+        return flat
     try:
         return _run(walk.converting(value, tp))
     except ConversionError as error:
@@ -895,13 +894,10 @@ def _bare(tp: Any) -> Any:
     """``tp`` without Annotated, Required and the like, NewType and aliases; ``X | None`` as
     ``X``."""
     while True:
-        kind = _kind(tp)
-        if kind in ("annotated", "wrapper", "newtype", "alias"):
-            tp = _inner(tp, kind)
-        elif kind == "union":
-            members = [m for m in _members(tp) if _kind(m) != "null"]
-            if len(members) != 1:
-                return tp
-            tp = members[0]
-        else:
+        tp, kind = _unwrap(tp)
+        if kind != "union":
             return tp
+        members = [m for m in _members(tp) if _kind(m) != "null"]
+        if len(members) != 1:
+            return tp
+        tp = members[0]

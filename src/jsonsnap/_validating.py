@@ -42,9 +42,6 @@ class FieldState(str, Enum):
         return self.value
 
 
-_MODES = ("raise", "collect")
-
-
 class Validating:
     """The schema side of a parser (see the module docstring)."""
 
@@ -74,8 +71,6 @@ class Validating:
 
     def _set_schema(self, schema: Any, on_violation: str, typed: bool | None) -> CheckedTree | None:
         """Compile ``schema`` (if any) and make the tree that checks against it."""
-        if on_violation not in _MODES:
-            raise ValueError(f"on_violation is 'raise' or 'collect', not {on_violation!r}")
         self._taken = {}
         self._marks = None
         self._live = {}
@@ -286,8 +281,9 @@ class Validating:
 
             item_type = type_at(self._schema.type, (*path, 0))
         out = []
+        marks = self._marked()  # (converting an element finds no violation: once is enough)
         for i in range(start, done):
-            if self._invalid((*path, i)):
+            if marks.under((*path, i)):
                 continue
             item = array[i]
             if item_type is None:

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from .. import Parser
+from .._grammar import WS
 from .._streamed_json import ToolInput
 from .._streams import StreamError, describe
 
@@ -51,8 +52,6 @@ _MARKERS: Final[Mapping[str, tuple[str, Any]]] = {
     "system_fingerprint": ("system_fingerprint fp_ollama (Ollama)", "fp_ollama"),
 }
 
-#: JSON's whitespace.
-JSON_SPACE: Final = " \t\n\r"
 #: Data that begins (after JSON whitespace) with a colon: no JSON text does.
 _COMMENT: Final = re.compile(r"[ \t\r\n]*:")
 #: Fields of a ``reasoning_details`` entry whose pieces are joined; the others keep their
@@ -104,7 +103,7 @@ class ChatToolInput(ToolInput):
         return self.raw[self._piece_at :]
 
     def _feed(self, fragment: str) -> bool:
-        if fragment.strip(JSON_SPACE):
+        if fragment.strip(WS):
             self._piece_at = len(self.raw)
         return super()._feed(fragment)
 

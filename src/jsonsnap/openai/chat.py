@@ -40,11 +40,12 @@ from types import NoneType
 from typing import Any, ClassVar
 
 from .. import JSONDecodeError, loads
+from .._grammar import WS
 from .._streams import carry_out, describe
 from ..sse import ServerSentEvent
 from ..streams import Accumulator, StreamError, ToolInput, Update
 from . import _compat
-from ._compat import JSON_SPACE, ChatToolInput, Quirk
+from ._compat import ChatToolInput, Quirk
 
 #: Message fields whose deltas are pieces of text, and whether they are reasoning.
 _TEXT_FIELDS = {"content": False, "refusal": False, "reasoning_content": True, "reasoning": True}
@@ -109,6 +110,7 @@ class _CallDelta:
     call: Mapping[str, Any]
     #: Whether it brings nothing to a call (a function or custom call's delta with no name,
     #: and no arguments or input but JSON whitespace): under a new id it starts no call.
+    #: Worked out only for a delta with an id (False without one, where it is not read).
     empty: bool
 
 
@@ -342,7 +344,7 @@ class ChatCompletionAccumulator(Accumulator):
         choice = state.choice["index"]
         entry = state.calls[index]
         entry["function"]["arguments"] = texts[0]
-        if texts == [texts[0]] * 2 and tool.last_piece.strip(JSON_SPACE) == texts[1]:
+        if texts == [texts[0]] * 2 and tool.last_piece.strip(WS) == texts[1]:
             detail = f"{len(texts[0])} chars, then the same again in one piece"
             self._note(Quirk("doubled_arguments", choice, index, detail), tool)
             return spans[0][1], []
@@ -518,12 +520,15 @@ class ChatCompletionAccumulator(Accumulator):
             bodies.append((name, self._opt_str(piece, f"the {part} {text}") or ""))
         kind = self._opt_str(call.get("type"), "the tool call type")
         (function, arguments), (custom, text) = bodies
-        empty = kind in (None, "function", "custom") and not (
-            function or custom or arguments.strip(JSON_SPACE) or text.strip(JSON_SPACE)
+        call_id = self._opt_str(call.get("id"), "the tool call id")
+        empty = (
+            call_id is not None
+            and kind in (None, "function", "custom")
+            and not (function or custom or arguments.strip(WS) or text.strip(WS))
         )
         return _CallDelta(
             None if index is None else self._key(index, "the tool call index"),
-            self._opt_str(call.get("id"), "the tool call id"),
+            call_id,
             kind,
             custom if kind == "custom" else function,
             arguments,
