@@ -352,3 +352,25 @@ def test_a_tool_inputs_subscribe_refuses_before_it_starts_anything() -> None:
     tool.subscribe(("a", ANY), seen.append, kinds=[Started, Completed])
     tool._feed(", 2")
     assert seen == [Completed(("a", 0), 1)]
+
+
+def test_a_tool_input_subscribes_with_the_kinds_an_iterator_gives() -> None:
+    """The arguments are checked at the call, and what the check made of them is what the
+    subscription gets: kinds given as an iterator are not used up by the check."""
+    from jsonsnap.anthropic import MessageAccumulator
+
+    acc = MessageAccumulator()
+    acc.feed({"type": "message_start", "message": {"id": "m", "role": "assistant", "content": []}})
+    acc.feed(
+        {
+            "type": "content_block_start",
+            "index": 0,
+            "content_block": {"type": "tool_use", "id": "t", "name": "f", "input": {}},
+        }
+    )
+    (tool,) = acc.tool_calls()
+    seen: list[Any] = []
+    tool.subscribe(("path",), seen.append, kinds=iter([Completed]))
+    delta = {"type": "input_json_delta", "partial_json": '{"path": "a.py"}'}
+    acc.feed({"type": "content_block_delta", "index": 0, "delta": delta})
+    assert [(r.path, r.value) for r in seen] == [(("path",), "a.py")]

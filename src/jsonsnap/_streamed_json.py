@@ -287,7 +287,9 @@ class StreamedJSON:
         The change feed starts when first asked for: the first subscription (unless
         :meth:`changes` came first) gets the records of the text received so far, at once,
         then the rest as it arrives; a later one, the records from then on."""
-        subscription(pattern, callback, under, kinds)  # (a wrong argument starts nothing)
+        # Checked before anything starts; what it gives is passed on (``kinds`` may be an
+        # iterator, used up by the check).
+        pattern, callback, under, kinds = subscription(pattern, callback, under, kinds)
         if self._tracking:
             return self._parser.subscribe(pattern, callback, under=under, kinds=kinds)
         parser = self._tracked()
