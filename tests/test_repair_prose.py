@@ -344,3 +344,18 @@ def test_regression_texts_that_raised_other_errors() -> None:
             for _, fragments in chunkings(text):
                 cut = parse(fragments, repair=True, multiple_values=multiple)
                 same_outcome(text, whole, cut, fragments)
+
+
+@pytest.mark.parametrize("text", ["12.x", "12. ", "1e+ 2", "-x", "0.]"])
+def test_an_unfinished_top_level_number_that_is_no_prose_gets_the_strict_error(text: str) -> None:
+    """Only a whole number is held to see whether prose follows; a cut one (``12.``) that no
+    repair allowed reads as prose is refused where strict JSON refuses it, at every cut."""
+    with pytest.raises(jsonsnap.JSONDecodeError) as strict:
+        jsonsnap.loads(text)
+    for _label, fragments in chunkings(text):
+        parser = jsonsnap.Parser(repair={"trailing_text"})
+        with pytest.raises(jsonsnap.JSONDecodeError) as info:
+            for fragment in fragments:
+                parser.feed(fragment)
+            parser.close()
+        assert (info.value.msg, info.value.pos) == (strict.value.msg, strict.value.pos)

@@ -742,10 +742,11 @@ class Tolerant(Automaton):
     def _end_number(self, text: str, buf: str, j: int, end: int) -> int:
         if self.first_scalar and j < end:  # (at the end of the input: the value)
             self.first_scalar = False
-            if text[-1] not in DIGITS and self._may_skip():  # prose ("- item", "1. First")
+            if text[-1] in DIGITS:  # a whole number: held until what follows says
+                self._hold(self.number_at, text, NOTHING, None)
+                return j
+            if self._may_skip():  # prose ("- item", "1. First")
                 return self._skip(buf, self.number_at - self.offset, j)
-            self._hold(self.number_at, text, NOTHING, None)
-            return j
         self.first_scalar = False
         if (
             text[-1] not in DIGITS
