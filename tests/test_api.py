@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 import jsonsnap
-from jsonsnap import _fast
+from jsonsnap._parse import fast as _fast
 
 
 def test_properties_follow_the_stream() -> None:
@@ -141,7 +141,7 @@ def test_the_build_is_named() -> None:
     tests the other one by mistake."""
     import os
 
-    from jsonsnap import _automaton
+    from jsonsnap._parse import automaton as _automaton
 
     compiled = not _automaton.__file__.endswith(".py")
     assert jsonsnap.__build__ == ("compiled" if compiled else "pure")

@@ -27,9 +27,9 @@ from hypothesis import strategies as st
 from effort import examples
 from jsonsnap import __build__, __version__
 from jsonsnap import __main__ as cli
-from jsonsnap._cli import Source
-from jsonsnap._cli_parse import caret
-from jsonsnap._terminal import width_of
+from jsonsnap._cli.inputs import Source
+from jsonsnap._cli.parse import caret
+from jsonsnap._cli.terminal import width_of
 from jsonsnap.anthropic import MessageAccumulator
 from jsonsnap.gemini import GenerateContentAccumulator
 from jsonsnap.openai import ChatCompletionAccumulator, ResponseAccumulator
@@ -459,7 +459,7 @@ def test_the_summary_says_how_it_ended(tmp_path: Path, capsys: pytest.CaptureFix
 
 def test_no_waiting_in_a_pipe_unless_asked(monkeypatch: pytest.MonkeyPatch) -> None:
     waits: list[float] = []
-    monkeypatch.setattr("jsonsnap._cli_replay.time.sleep", waits.append)
+    monkeypatch.setattr("jsonsnap._cli.replay.time.sleep", waits.append)
     parallel = str(ANTHROPIC / "parallel_tools.sse")
     assert cli.main(["replay", parallel]) == 0 and waits == []
     assert cli.main(["replay", parallel, "--speed", "2"]) == 0
@@ -603,7 +603,7 @@ def test_parse_repair_lists_the_repairs(tmp_path: Path, capsys: pytest.CaptureFi
 
 def test_parse_waits_are_capped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     waits: list[float] = []
-    monkeypatch.setattr("jsonsnap._cli_parse.time.sleep", waits.append)
+    monkeypatch.setattr("jsonsnap._cli.parse.time.sleep", waits.append)
     path = tmp_path / "a.json"
     path.write_text("[1, 2, 3]")
     assert cli.main(["parse", str(path), "--chunk", "4", "--delay", "1e9"]) == 0

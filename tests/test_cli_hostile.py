@@ -187,7 +187,7 @@ def test_every_protocols_fields_are_cleaned_in_a_pipe_and_on_a_terminal(
     assert "\\u001b]52;c;ZXZpbA==\\u0007" in out and "\\u009b2J" in out and "\\ud800" in out
     screen = Screen(tty=True)
     monkeypatch.setattr(sys, "stdout", screen)
-    monkeypatch.setattr("jsonsnap._terminal.FPS", 10**9)  # a frame at every event
+    monkeypatch.setattr("jsonsnap._cli.terminal.FPS", 10**9)  # a frame at every event
     assert cli.main(["replay", str(path), "--no-delay"]) == status
     text = "".join(screen.parts)
     assert "\x1b[J" in text  # drawn live

@@ -18,11 +18,11 @@ from hypothesis import strategies as st
 
 from effort import examples
 from jsonsnap import Parser
-from jsonsnap._cli import Source, accumulator
-from jsonsnap._cli_parse import ParseView
-from jsonsnap._cli_render import body_lines, pretty_tail, tail_lines
-from jsonsnap._cli_replay import ReplayView
-from jsonsnap._terminal import Terminal, clean, fit, fit_tail, json_text, width_of, wrap
+from jsonsnap._cli.inputs import Source, accumulator
+from jsonsnap._cli.parse import ParseView
+from jsonsnap._cli.render import body_lines, pretty_tail, tail_lines
+from jsonsnap._cli.replay import ReplayView
+from jsonsnap._cli.terminal import Terminal, clean, fit, fit_tail, json_text, width_of, wrap
 from jsonsnap.sse import iter_events
 from terminal import Screen, recording, resize_screen
 
@@ -417,7 +417,7 @@ def counting(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
         return counted
 
-    for module in ("jsonsnap._cli_render", "jsonsnap._cli_replay", "jsonsnap._cli_parse"):
+    for module in ("jsonsnap._cli.render", "jsonsnap._cli.replay", "jsonsnap._cli.parse"):
         monkeypatch.setattr(f"{module}.clean", wrap_(clean))
         monkeypatch.setattr(f"{module}.json_text", wrap_(json_text))
     return count

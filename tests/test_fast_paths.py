@@ -1,8 +1,8 @@
 """The fast paths against the automaton alone.
 
 Every fast path reads the same grammar as the automaton in bigger steps (see
-``jsonsnap._fast``). Which of them run is a ``FastPaths`` value given to the parser, so each is
-switched on alone here, then all together, then all as eagerly as they can be (every threshold
+``jsonsnap._parse.fast``). Which of them run is a ``FastPaths`` value given to the parser, so each
+is switched on alone here, then all together, then all as eagerly as they can be (every threshold
 at its lowest), and every configuration must give what the automaton gives alone: the same
 snapshots after every fragment, positions, change records, final values and errors.
 """
@@ -22,8 +22,8 @@ from hypothesis import strategies as st
 import jsonsnap
 import strategies
 from effort import examples
-from jsonsnap import _fast
-from jsonsnap._fast import DEFAULT, GENERAL, FastPaths
+from jsonsnap._parse import fast as _fast
+from jsonsnap._parse.fast import DEFAULT, GENERAL, FastPaths
 from values import diff
 
 #: Each fast path alone, on top of the automaton.

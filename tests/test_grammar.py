@@ -20,9 +20,9 @@ from hypothesis import strategies as st
 import jsonsnap
 import strategies
 from effort import examples
-from jsonsnap import _automaton
-from jsonsnap._fast import GENERAL
-from jsonsnap._grammar import ELEMENT_RE, MEMBER_RE, NUMBER_RE, TRANSITIONS, WS, State
+from jsonsnap._parse import automaton as _automaton
+from jsonsnap._parse.fast import GENERAL
+from jsonsnap._parse.grammar import ELEMENT_RE, MEMBER_RE, NUMBER_RE, TRANSITIONS, WS, State
 
 Step = tuple[State, str, State]
 

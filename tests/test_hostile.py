@@ -19,7 +19,7 @@ import pytest
 
 import jsonsnap
 from jsonsnap import ANY, Completed, ParserStateError
-from jsonsnap._fast import FastPaths
+from jsonsnap._parse.fast import FastPaths
 from values import diff
 
 # --------------------------------------------------------------------------- long numbers

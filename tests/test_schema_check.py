@@ -23,7 +23,7 @@ import pytest
 import jsonsnap
 from chunking import chunkings
 from jsonsnap import NOT_YET, FieldState, Parser, Schema, SchemaError
-from jsonsnap._fast import GENERAL
+from jsonsnap._parse.fast import GENERAL
 from test_fast_paths import CONFIGS
 
 # ---------------------------------------------------------------------------- the table

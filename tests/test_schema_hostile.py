@@ -31,6 +31,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import jsonsnap
+import jsonsnap._schema.compile
 from chunking import chunkings
 from effort import examples
 from jsonsnap import (
@@ -39,10 +40,10 @@ from jsonsnap import (
     Schema,
     SchemaDefinitionError,
     SchemaError,
-    _regex,
     loads,
 )
 from jsonsnap import __main__ as cli
+from jsonsnap._schema import regex as _regex
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 RESPONSES = FIXTURES / "openai" / "responses_schema_tool_enum.sse"
@@ -102,7 +103,7 @@ def test_a_schema_without_ref_is_never_refused_by_the_expansion_limit() -> None:
         for i in range(5_100)
     ]
     wide = {"anyOf": alternatives}
-    assert len(Schema(wide).root.expansion()) > jsonsnap._schema.MAX_EXPANSION
+    assert len(Schema(wide).root.expansion()) > jsonsnap._schema.compile.MAX_EXPANSION
     assert loads('{"k7": 7}', schema=wide) == {"k7": 7}
 
 
@@ -123,7 +124,7 @@ def test_any_doubling_schema_is_refused_or_checked_within_the_limit(
         assert "expand to more than" in str(exc)
         return
     # The work a value's checks take is bounded: its expansion, at most the limit.
-    limit = jsonsnap._schema.MAX_EXPANSION + 8 * (levels + 1 + levels * width)
+    limit = jsonsnap._schema.compile.MAX_EXPANSION + 8 * (levels + 1 + levels * width)
     assert len(schema.root.expansion()) <= limit
     with contextlib.suppress(SchemaError):
         loads(doc, schema=schema)
@@ -493,7 +494,7 @@ def test_a_huge_number_as_the_schema_is_refused() -> None:
         Schema(10**5000)
 
 
-KEYWORDS = [*sorted(jsonsnap._schema.CHECKED), "$defs", "title", "format", 1]
+KEYWORDS = [*sorted(jsonsnap._schema.compile.CHECKED), "$defs", "title", "format", 1]
 odd_values = st.sampled_from(
     [math.nan, math.inf, -math.inf, (1, 2), frozenset({1, 2}), b"x", None, 1.5]
 ) | st.builds(lambda sign: sign * 10**5000, st.sampled_from([1, -1]))

@@ -18,7 +18,8 @@ import pytest
 
 import jsonsnap
 from chunking import chunkings
-from jsonsnap import Parser, Schema, SchemaError, _schema
+from jsonsnap import Parser, Schema, SchemaError
+from jsonsnap._schema import compile as _schema
 
 Seen = tuple[int, str, str, tuple[str | int, ...]]
 
@@ -108,7 +109,7 @@ def test_other_enum_values_are_looked_up_not_compared_one_by_one() -> None:
         return real(a, b)
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr("jsonsnap._checks.json_equal", counted)
+        patch.setattr("jsonsnap._schema.frames.json_equal", counted)
         for label, fragments in chunkings(doc):
             found = [(v.path, v.keyword) for v in _check_all(schema, fragments)]
             assert found == [((2,), "enum"), ((6,), "enum"), ((7,), "enum"), ((8,), "enum")], label

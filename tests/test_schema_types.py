@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 import jsonsnap
 from effort import examples
-from jsonsnap._types import NOT_YET, convert, schema_of, view
+from jsonsnap._schema.from_types import NOT_YET, convert, schema_of, view
 
 
 class Status(enum.Enum):

@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import jsonsnap
-import jsonsnap._typed as typed
+import jsonsnap._schema.to_types as typed
 from chunking import chunkings, random_splits
 from effort import examples
 from jsonsnap import NOT_YET, Parser, SchemaError

@@ -29,7 +29,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from jsonsnap._cli import events, protocol_of  # how `jsonsnap replay` tells a recording
+from jsonsnap._cli.inputs import events, protocol_of  # how `jsonsnap replay` tells a recording
 from jsonsnap.streams import PROTOCOLS, StreamError
 from jsonsnap.vercel import HEADERS, ui_message_stream
 

@@ -18,9 +18,16 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import __build__, __version__
-from ._cli import CommandError, positive_int, positive_number, protocols, schema_file, seconds
-from ._cli_parse import parse
-from ._cli_replay import replay
+from ._cli.inputs import (
+    CommandError,
+    positive_int,
+    positive_number,
+    protocols,
+    schema_file,
+    seconds,
+)
+from ._cli.parse import parse
+from ._cli.replay import replay
 
 
 def _playback(p: argparse.ArgumentParser) -> None:

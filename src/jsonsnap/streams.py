@@ -39,17 +39,8 @@ from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, It
 from typing import Any, ClassVar, Protocol, TypeVar
 
 from . import JSONDecodeError, loads
-from ._streamed_json import (
-    ANY_TOOL,
-    Status,
-    StreamedJSON,
-    StructuredOutput,
-    StructuredOutputError,
-    ToolInput,
-    ToolInputError,
-    ToolSchemas,
-)
-from ._streams import (
+from ._parse.tolerant import repairs_of
+from ._streams.accumulator import (
     CHUNK_TYPES,
     BodyHead,
     EventChecks,
@@ -66,7 +57,16 @@ from ._streams import (
     output_schema_of,
     tool_schemas,
 )
-from ._tolerant import repairs_of
+from ._streams.tool_input import (
+    ANY_TOOL,
+    Status,
+    StreamedJSON,
+    StructuredOutput,
+    StructuredOutputError,
+    ToolInput,
+    ToolInputError,
+    ToolSchemas,
+)
 from .sse import ServerSentEvent, SSEDecoder
 
 __all__ = [

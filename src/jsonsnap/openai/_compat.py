@@ -30,9 +30,9 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from .. import Parser
-from .._grammar import WS
-from .._streamed_json import ToolInput
-from .._streams import StreamError, describe
+from .._parse.grammar import WS
+from .._streams.accumulator import StreamError, describe
+from .._streams.tool_input import ToolInput
 
 #: Each kind of :class:`Quirk`, and what the compatible profile did about it.
 QUIRKS: Final[Mapping[str, str]] = {

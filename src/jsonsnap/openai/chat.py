@@ -40,8 +40,8 @@ from types import NoneType
 from typing import Any, ClassVar
 
 from .. import JSONDecodeError, loads
-from .._grammar import WS
-from .._streams import carry_out, describe
+from .._parse.grammar import WS
+from .._streams.accumulator import carry_out, describe
 from ..sse import ServerSentEvent
 from ..streams import Accumulator, StreamError, ToolInput, Update
 from . import _compat

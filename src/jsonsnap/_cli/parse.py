@@ -15,10 +15,10 @@ import argparse
 import sys
 import time
 
-from . import JSONDecodeError, Parser
-from ._cli import MAX_WAIT, Source
-from ._cli_render import pretty_tail
-from ._terminal import FPS, Terminal, clean, json_text, plural, width_of
+from .. import JSONDecodeError, Parser
+from .inputs import MAX_WAIT, Source
+from .render import pretty_tail
+from .terminal import FPS, Terminal, clean, json_text, plural, width_of
 
 #: The most bytes read at once, whatever ``--chunk`` says.
 MAX_CHUNK = 1 << 20

@@ -3,7 +3,7 @@
 :class:`Tokens` is the half of the automaton that reads inside a token: the states STRING and
 NUMBER, a value's first characters (a literal, a number), escapes and surrogate pairs; and the
 one place that turns a place in the input into a positioned ``JSONDecodeError``. The other half,
-:class:`~jsonsnap._automaton.Automaton` (which derives from it), drives the states and reads the
+:class:`~jsonsnap._parse.automaton.Automaton` (derived from it), drives the states and reads the
 structure between tokens; the attributes both use are declared here.
 
 A token is read from a position and the method returns the position after it, or ``~pos`` when
@@ -18,9 +18,9 @@ from __future__ import annotations
 import sys
 from typing import Any, ClassVar
 
-from ._errors import JSONDecodeError
-from ._fast import FastPaths, LongStrings, escaped_run
-from ._grammar import (
+from .._errors import JSONDecodeError
+from .fast import FastPaths, LongStrings, escaped_run
+from .grammar import (
     AFTER,
     BYTE_ORDER_MARK,
     COLON,
@@ -49,8 +49,8 @@ from ._grammar import (
     VALUE,
     WS,
 )
-from ._observer import NOTHING
-from ._tree import Tree, grow
+from .observer import NOTHING
+from .tree import Tree, grow
 
 __all__ = ["PROVISIONAL_LIMIT", "SHORT_NUMBER", "Tokens"]
 

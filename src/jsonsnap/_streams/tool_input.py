@@ -32,10 +32,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, ClassVar, Literal
 
-from . import Change, FieldState, JSONDecodeError, Parser, Path, Repair, Schema, SchemaError
-from ._changes import subscription
-from ._grammar import EXTRA_DATA
-from ._tolerant import repairs_of
+from .. import Change, FieldState, JSONDecodeError, Parser, Path, Repair, Schema, SchemaError
+from .._parse.changes import subscription
+from .._parse.grammar import EXTRA_DATA
+from .._parse.tolerant import repairs_of
 
 Status = Literal["streaming", "complete", "incomplete", "invalid"]
 _NOTHING: Any = object()

@@ -58,10 +58,10 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Final
 
-from ._automaton import Automaton
-from ._errors import JSONDecodeError, describe
-from ._fast import FastPaths
-from ._grammar import (
+from .._errors import JSONDecodeError, describe
+from .automaton import Automaton
+from .fast import FastPaths
+from .grammar import (
     AFTER,
     BYTE_ORDER_MARK,
     COMMENT,
@@ -82,8 +82,8 @@ from ._grammar import (
     WS_RE,
     skip_ws,
 )
-from ._observer import NOTHING
-from ._tree import Tree
+from .observer import NOTHING
+from .tree import Tree
 
 __all__ = ["REPAIRS", "Repair", "Tolerant", "repairs_of"]
 

@@ -24,10 +24,10 @@ from dataclasses import dataclass, fields, replace
 from types import UnionType
 from typing import Any, ClassVar, TypeVar, get_origin
 
-from . import Schema, SchemaDefinitionError, SchemaError
-from ._errors import describe as describe  # (here too: the accumulators import it from here)
-from ._streamed_json import StructuredOutput, ToolInput, ToolSchemas
-from .sse import ServerSentEvent
+from .. import Schema, SchemaDefinitionError, SchemaError
+from .._errors import describe as describe  # (here too: the accumulators import it from here)
+from ..sse import ServerSentEvent
+from .tool_input import StructuredOutput, ToolInput, ToolSchemas
 
 #: What a body's chunks may be (anything else in a body is an event).
 CHUNK_TYPES = (bytes, bytearray, memoryview, str)

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._errors import SchemaError
-from ._observer import Key, depth_of, path_of
-from ._schema import Shape, describe
+from .._errors import SchemaError
+from .._parse.observer import Key, depth_of, path_of
+from .compile import Shape, describe
 
 __all__ = [
     "MAX_PATH_STEPS",

@@ -30,12 +30,12 @@ from itertools import chain
 from pathlib import Path
 from typing import IO, Any
 
-from . import JSONDecodeError, Schema, loads
-from ._eventstream import PRELUDE
-from ._streams import BODY_HEAD, body_kind
-from .bedrock import EventStreamDecoder, EventStreamMessage, event_of, starts_eventstream
-from .sse import ServerSentEvent, iter_events
-from .streams import PROTOCOLS, Accumulator, StreamError, ToolInput, Update, detect, tool_schemas
+from .. import JSONDecodeError, Schema, loads
+from .._eventstream import PRELUDE
+from .._streams.accumulator import BODY_HEAD, body_kind
+from ..bedrock import EventStreamDecoder, EventStreamMessage, event_of, starts_eventstream
+from ..sse import ServerSentEvent, iter_events
+from ..streams import PROTOCOLS, Accumulator, StreamError, ToolInput, Update, detect, tool_schemas
 
 __all__ = [
     "MAX_WAIT",

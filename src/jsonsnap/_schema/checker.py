@@ -60,13 +60,13 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from ._checks import GENERAL, NO_GROUPS, Checks, Frame, Leaf
-from ._errors import SchemaError
-from ._fast import FastPaths
-from ._faults import MAX_PATH_STEPS, MAX_VIOLATIONS, Branch, Fault, Locator, alive
-from ._grammar import TOP
-from ._schema import ARRAY, BOOLEAN, NULL, NUMBER, OBJECT, STRING, Shape, kind_of
-from ._tree import Tree, WatchedTree
+from .._errors import SchemaError
+from .._parse.fast import FastPaths
+from .._parse.grammar import TOP
+from .._parse.tree import Tree, WatchedTree
+from .compile import ARRAY, BOOLEAN, NULL, NUMBER, OBJECT, STRING, Shape, kind_of
+from .faults import MAX_PATH_STEPS, MAX_VIOLATIONS, Branch, Fault, Locator, alive
+from .frames import GENERAL, NO_GROUPS, Checks, Frame, Leaf
 
 __all__ = ["CheckedTree", "alive", "checked_fast_paths"]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
 from typing import Any
 
-from ._parser import Parser
+from .parser import Parser
 
 __all__ = ["aiter_values", "iter_values"]
 

@@ -65,10 +65,10 @@ import uuid
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Mapping
 from typing import Any, ClassVar, Final
 
-from . import JSONDecodeError, loads
-from ._streams import describe
-from ._surrogates import HeldHalves
-from .streams import Accumulator, StreamError, ToolInput, ToolInputError, Update
+from .. import JSONDecodeError, loads
+from .._streams.accumulator import describe
+from .._streams.surrogates import HeldHalves
+from ..streams import Accumulator, StreamError, ToolInput, ToolInputError, Update
 
 __all__ = [
     "DONE",

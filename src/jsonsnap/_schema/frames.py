@@ -15,8 +15,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from typing import Any
 
-from ._faults import Branch, Fault, Faults, Group, Where, alive, settle
-from ._schema import (
+from .compile import (
     ARRAY,
     BOOLEAN,
     INTEGER,
@@ -34,6 +33,7 @@ from ._schema import (
     number_fault,
     type_names,
 )
+from .faults import Branch, Fault, Faults, Group, Where, alive, settle
 
 __all__ = ["GENERAL", "KIND", "NO_GROUPS", "NUMBERS", "Checks", "Frame", "Leaf"]
 

@@ -14,7 +14,7 @@ growing) is wrapped, to show its end. When the tail cannot show a whole tool inp
 scalar members (a ``path``, a ``mode``...) are pinned above it (:func:`pinned_lines`), so that a
 long argument streaming does not scroll the short ones out of sight.
 
-Every line returned is cleaned (:func:`jsonsnap._terminal.clean`) and has no trailing spaces.
+Every line returned is cleaned (:func:`jsonsnap._cli.terminal.clean`) and has no trailing spaces.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from collections.abc import Collection, Iterator
 from itertools import islice
 from typing import Any
 
-from ._terminal import clean, fit_tail, json_text, width_of, wrap
+from .terminal import clean, fit_tail, json_text, width_of, wrap
 
 #: Under a key, each line of a text starts with this.
 GUTTER = "  │ "

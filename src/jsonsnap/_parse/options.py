@@ -23,8 +23,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, cast
 
-from ._errors import describe
-from ._grammar import CONSTANT_VALUES
+from .._errors import describe
+from .grammar import CONSTANT_VALUES
 
 __all__ = ["Options", "flag", "resolve", "schema_options", "steps", "text_of"]
 

@@ -33,8 +33,9 @@ import textwrap
 import time
 from typing import Any
 
-from . import JSONDecodeError, loads
-from ._cli import (
+from .. import JSONDecodeError, loads
+from ..bedrock import EventStreamMessage, event_of
+from .inputs import (
     MAX_WAIT,
     Accumulator,
     CommandError,
@@ -49,9 +50,8 @@ from ._cli import (
     protocol_of,
     protocols,
 )
-from ._cli_render import body_lines, pinned_lines, tail_lines
-from ._terminal import FPS, Terminal, clean, fit, json_text, plural, wrap
-from .bedrock import EventStreamMessage, event_of
+from .render import body_lines, pinned_lines, tail_lines
+from .terminal import FPS, Terminal, clean, fit, json_text, plural, wrap
 
 # Seconds between two events of a recording at --speed 1: a file's few hundred events take a
 # few seconds, readable but not slow.

@@ -6,7 +6,7 @@ The parts
 :class:`Parser` holds the options (resolved by ``_options``) and the lifecycle (open, failed,
 closed): it decodes UTF-8, refuses re-entrant calls and takes the lane's fragments
 (``_fast.Lane``); its read side (the snapshot, positions, the change feed, the queries) is
-:class:`~jsonsnap._reading.Reading`, which it derives from. It hands text to the automaton
+:class:`~jsonsnap._parse.reading.Reading`, which it derives from. It hands text to the automaton
 (``_automaton``, with ``_tokens``: the states, positions, errors), which reads the grammar
 (``_grammar``) and tells the builder (``_tree``) what it read; the fast paths (``_fast``) read
 the same grammar in bigger steps. The change recorder (``_changes``) observes the builder
@@ -42,16 +42,16 @@ import copy
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from ._changes import Recorder
-from ._check import checked_fast_paths
-from ._errors import JSONDecodeError, ParserStateError, SchemaError, describe
-from ._fast import DEFAULT, FastPaths, Lane
-from ._grammar import PLAIN_CHARS, SIMPLE_ESCAPES, STRING
-from ._observer import NOTHING
-from ._options import flag, resolve, schema_options, text_of
-from ._reading import CLOSED, FAILED, OPEN, Reading
-from ._tolerant import repairs_of
-from ._tree import Tree
+from .._errors import JSONDecodeError, ParserStateError, SchemaError, describe
+from .._schema.checker import checked_fast_paths
+from .changes import Recorder
+from .fast import DEFAULT, FastPaths, Lane
+from .grammar import PLAIN_CHARS, SIMPLE_ESCAPES, STRING
+from .observer import NOTHING
+from .options import flag, resolve, schema_options, text_of
+from .reading import CLOSED, FAILED, OPEN, Reading
+from .tolerant import repairs_of
+from .tree import Tree
 
 __all__ = ["Parser", "loads", "parse_partial"]
 
@@ -65,7 +65,7 @@ class Parser(Reading):
     value being built); :meth:`close` returns the final value, identical to ``json.loads`` of the
     whole text, without parsing anything again. See the module documentation of
     ``jsonsnap`` for the snapshot rules and the options. (What it shows, its change feed and
-    its queries are defined on :class:`~jsonsnap._reading.Reading`.)
+    its queries are defined on :class:`~jsonsnap._parse.reading.Reading`.)
     """
 
     __slots__ = ("_rest",)  # (the others are declared by Reading)

@@ -15,17 +15,17 @@ from collections.abc import Callable, Iterable, Sequence
 from enum import Enum
 from typing import Any, Final
 
-from ._automaton import Automaton
-from ._changes import Change, Path, Recorder, subscription
-from ._check import CheckedTree
-from ._errors import JSONDecodeError, SchemaError
-from ._fast import FastPaths, Lane
-from ._grammar import DONE, STRING
-from ._observer import NOTHING
-from ._options import Options, flag, steps
-from ._tolerant import Repair, Tolerant
-from ._tree import Tree, WatchedTree, copy_value
-from ._validating import Validating
+from .._errors import JSONDecodeError, SchemaError
+from .._schema.checker import CheckedTree
+from .._schema.side import Validating
+from .automaton import Automaton
+from .changes import Change, Path, Recorder, subscription
+from .fast import FastPaths, Lane
+from .grammar import DONE, STRING
+from .observer import NOTHING
+from .options import Options, flag, steps
+from .tolerant import Repair, Tolerant
+from .tree import Tree, WatchedTree, copy_value
 
 __all__ = ["CLOSED", "FAILED", "OPEN", "Reading"]
 

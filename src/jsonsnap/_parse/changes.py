@@ -38,10 +38,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, ClassVar, Final, Literal, TypeAlias
 
-from ._errors import describe
-from ._observer import NOTHING, Key, Node, depth_of, path_of
-from ._options import flag, steps
-from ._tree import WatchedTree
+from .._errors import describe
+from .observer import NOTHING, Key, Node, depth_of, path_of
+from .options import flag, steps
+from .tree import WatchedTree
 
 __all__ = [
     "ANY",

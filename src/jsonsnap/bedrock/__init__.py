@@ -53,8 +53,8 @@ import binascii
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, ClassVar
 
-from . import JSONDecodeError, loads
-from ._eventstream import (
+from .. import JSONDecodeError, loads
+from .._eventstream import (
     MAX_HEADERS,
     MAX_PAYLOAD,
     EventStreamDecoder,
@@ -64,9 +64,9 @@ from ._eventstream import (
     Timestamp,
     starts_eventstream,
 )
-from ._streams import describe
-from .anthropic import MessageAccumulator
-from .streams import Accumulator, BodyDecoder, StreamError, ToolInput, ToolInputError, Update
+from .._streams.accumulator import describe
+from ..anthropic import MessageAccumulator
+from ..streams import Accumulator, BodyDecoder, StreamError, ToolInput, ToolInputError, Update
 
 __all__ = [
     "MAX_HEADERS",

@@ -1,7 +1,7 @@
 """What a parser with a schema says of its value: violations, field states, typed values.
 
 :class:`Validating` is the schema side of :class:`~jsonsnap.Parser` (``Reading`` derives from
-it): it makes the :class:`~jsonsnap._check.CheckedTree` from the ``schema=`` option, ends the
+it): it makes the :class:`~jsonsnap._schema.checker.CheckedTree` from ``schema=``, ends the
 check at ``close()`` and converts the final value to the schema's Python type; and it answers
 the questions a UI asks while the value streams: which violations were found
 (``violations``), the state of a field (``field_state``: pending, streaming, complete,
@@ -17,14 +17,14 @@ from collections.abc import Sequence
 from enum import Enum
 from typing import Any
 
-from ._automaton import Automaton
-from ._check import CheckedTree
-from ._errors import JSONDecodeError, SchemaError
-from ._faults import alive
-from ._observer import NOTHING
-from ._options import Options
-from ._schema import Schema, Shape
-from ._tree import Tree, copy_value
+from .._errors import JSONDecodeError, SchemaError
+from .._parse.automaton import Automaton
+from .._parse.observer import NOTHING
+from .._parse.options import Options
+from .._parse.tree import Tree, copy_value
+from .checker import CheckedTree
+from .compile import Schema, Shape
+from .faults import alive
 
 __all__ = ["FieldState", "Validating"]
 
@@ -127,7 +127,7 @@ class Validating:
         """``value`` (the part at ``at``) as an instance of ``tp``; a value the type refuses
         (an Enum, a constructor, pydantic's validation: what JSON Schema does not say) is a
         :class:`SchemaError` where the part that does not convert is, its cause kept."""
-        from ._typed import ConversionError, convert
+        from .to_types import ConversionError, convert
 
         try:
             return convert(value, tp)
@@ -174,7 +174,7 @@ class Validating:
         """The paths of the violations found so far (a ``_typed.Marks``, brought up to date)."""
         marks = self._marks
         if marks is None:
-            from ._typed import Marks
+            from .to_types import Marks
 
             marks = self._marks = Marks()
         tree = self._tree
@@ -245,8 +245,8 @@ class Validating:
         one (costing the whole value)."""
         if self._schema is None or self._schema.type is None:
             raise ValueError("view() needs a schema= that is a Python type")
-        from ._typed import LiveView, view_marked
-        from ._types import NOT_YET
+        from .from_types import NOT_YET
+        from .to_types import LiveView, view_marked
 
         root = self._box[0]
         if root is NOTHING:
@@ -277,7 +277,7 @@ class Validating:
         self._taken[path] = done
         item_type: Any = None
         if self._typed and self._schema is not None:
-            from ._types import type_at
+            from .from_types import type_at
 
             item_type = type_at(self._schema.type, (*path, 0))
         out = []

@@ -92,7 +92,7 @@ import copy
 import math
 from typing import Any, get_args
 
-from ._pytypes import (  # the shared helpers of the type modules
+from .pytypes import (  # the shared helpers of the type modules
     _NAMED,
     NOT_YET,
     _Field,
@@ -109,7 +109,7 @@ from ._pytypes import (  # the shared helpers of the type modules
     _tuple_items,
     _type_name,
 )
-from ._typed import ConversionError, convert, type_at, view
+from .to_types import ConversionError, convert, type_at, view
 
 __all__ = ["NOT_YET", "ConversionError", "convert", "schema_of", "type_at", "view"]
 

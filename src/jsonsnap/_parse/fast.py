@@ -25,7 +25,7 @@ another in tests), never module state.
 ``scan_min``        an array or object with at least this much input left offered whole to the
                     standard library's C scanner (:class:`Scanner`); or ``None``
 ``plain_tree``      a parser without hooks, depth limit or observer builds with the plain
-                    :class:`~jsonsnap._tree.Tree` (otherwise with the watched one, as if it had)
+                    :class:`~jsonsnap._parse.tree.Tree` (otherwise the watched one, as if it had)
 ==================  ==========================================================================
 """
 
@@ -37,15 +37,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
-from ._grammar import (
+from .grammar import (
     RUN_RE,
     SIMPLE_ESCAPES,
     held_from,
     high_surrogate_ends,
     scanstring,
 )
-from ._observer import NOTHING
-from ._tree import Tree
+from .observer import NOTHING
+from .tree import Tree
 
 __all__ = [
     "DEFAULT",

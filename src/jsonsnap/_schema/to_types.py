@@ -24,7 +24,7 @@ import itertools
 from collections.abc import Callable, Generator
 from typing import Any, Final, get_args
 
-from ._pytypes import (  # the shared helpers of the type modules
+from .pytypes import (  # the shared helpers of the type modules
     NOT_YET,
     _as_int,
     _choice,

@@ -5,7 +5,7 @@ An :class:`Automaton` reads text handed to it fragment by fragment and tells the
 character and go on when the next fragment comes:
 
 ``state``
-    what the grammar expects next (a :class:`~jsonsnap._grammar.State`);
+    what the grammar expects next (a :class:`~jsonsnap._parse.grammar.State`);
 ``tail``
     the only input kept between fragments: the beginning of one token that cannot be decided
     yet, a short number (``12`` may become ``123``), a literal (``fal``), an escape
@@ -33,9 +33,9 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from ._errors import JSONDecodeError, SchemaError
-from ._fast import FastPaths, LongStrings, Scanner
-from ._grammar import (
+from .._errors import JSONDecodeError, SchemaError
+from .fast import FastPaths, LongStrings, Scanner
+from .grammar import (
     AFTER,
     ARRAY_START,
     COLON,
@@ -60,9 +60,9 @@ from ._grammar import (
     WS,
     skip_ws,
 )
-from ._observer import NOTHING
-from ._tokens import Tokens
-from ._tree import DepthError, Tree
+from .observer import NOTHING
+from .tokens import Tokens
+from .tree import DepthError, Tree
 
 __all__ = ["Automaton"]
 

@@ -62,8 +62,8 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from ._streams import carry_out, copy_data, describe
-from .streams import Accumulator, StreamError, ToolInput, ToolInputError, Update
+from .._streams.accumulator import carry_out, copy_data, describe
+from ..streams import Accumulator, StreamError, ToolInput, ToolInputError, Update
 
 __all__ = [
     "GenerateContentAccumulator",

@@ -57,7 +57,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Final
 
-from ._regex import Pattern, PatternRefused, compile_pattern
+from .regex import Pattern, PatternRefused, compile_pattern
 
 __all__ = [
     "ANY_TYPE",
@@ -1044,7 +1044,7 @@ class Schema:
             self.type = None
             document: Any = source
         else:
-            from ._types import schema_of
+            from .from_types import schema_of
 
             self.type = source
             document = schema_of(source)

@@ -38,7 +38,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ._observer import NOTHING, Key, Node, Observer, node
+from .observer import NOTHING, Key, Node, Observer, node
 
 try:  # A build-time name: the compiled build reads it, and nothing calls it there.
     from mypy_extensions import mypyc_attr
