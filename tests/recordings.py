@@ -105,17 +105,37 @@ def assert_same_json(want: Any, got: Any, label: str) -> None:
 
 
 README: Final = ROOT.parent / "README.md"
+#: The pages a reader is sent to, each with its examples run: the front page and every page
+#: in docs/ but the one benchmarks/run.py writes.
+PAGES: Final = (
+    README,
+    *sorted(p for p in (ROOT.parent / "docs").glob("*.md") if p.name != "benchmarks.md"),
+)
+#: The mark of an example that is not run where it stands, just above its fence, with why.
+NOT_RUN: Final = re.compile(r"^<!-- not run: (?P<why>[^\n]*?) -->\n```python\n", re.MULTILINE)
 
 
-def readme_blocks(heading: str) -> list[str]:
-    """The ```python blocks of the README's section ``heading`` (a ``## `` title), in order:
-    the examples the tests run as they are written."""
-    text = README.read_text(encoding="utf-8")
+def page_section(page: Path, heading: str | None) -> str:
+    """The text of ``page``'s section ``heading`` (a ``## `` title), or the whole page."""
+    text = page.read_text(encoding="utf-8")
+    if heading is None:
+        return text
     start = text.index(f"\n## {heading}\n")
     end = text.find("\n## ", start + 1)
-    section = text[start : end if end >= 0 else len(text)]
-    blocks = re.findall(r"^```python\n(.*?)^```$", section, flags=re.MULTILINE | re.DOTALL)
-    assert blocks, f"no python example under {heading!r}"
+    return text[start : end if end >= 0 else len(text)]
+
+
+def readme_blocks(
+    heading: str | None = None, page: Path = README, *, not_run: bool = False
+) -> list[str]:
+    """The ```python blocks of ``page``'s section ``heading`` (a ``## `` title; the whole page
+    for ``None``), in order: the examples the tests run as they are written. A block marked
+    ``<!-- not run: why -->`` is left out, or with ``not_run=True`` the only kind returned."""
+    section = page_section(page, heading)
+    marked = {m.end() for m in NOT_RUN.finditer(section)}
+    found = re.finditer(r"^```python\n(.*?)^```$", section, flags=re.MULTILINE | re.DOTALL)
+    blocks = [m.group(1) for m in found if (m.start(1) in marked) == not_run]
+    assert blocks, f"no python example under {heading!r} in {page.name}"
     return blocks
 
 
@@ -145,15 +165,17 @@ def tool_state(tool: Any) -> dict[str, Any]:
     }
 
 
-def run_readme_examples(blocks: Sequence[str], namespace: dict[str, object]) -> int:
-    """Run the README's ``blocks`` in order in ``namespace``: each must print exactly its
+def run_readme_examples(
+    blocks: Sequence[str], namespace: dict[str, object], page: Path = README
+) -> int:
+    """Run ``page``'s ``blocks`` in order in ``namespace``: each must print exactly its
     ``# -> text`` lines. How many lines were checked."""
     checked = 0
     for block in blocks:
         expected = [m.group(1) for m in re.finditer(r"# -> (.*)$", block, re.M)]
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
-            exec(compile(block, str(README), "exec", dont_inherit=True), namespace)
-        assert out.getvalue().splitlines() == expected
+            exec(compile(block, str(page), "exec", dont_inherit=True), namespace)
+        assert out.getvalue().splitlines() == expected, block
         checked += len(expected)
     return checked
