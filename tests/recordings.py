@@ -169,10 +169,10 @@ def run_readme_examples(
     blocks: Sequence[str], namespace: dict[str, object], page: Path = README
 ) -> int:
     """Run ``page``'s ``blocks`` in order in ``namespace``: each must print exactly its
-    ``# -> text`` lines. How many lines were checked."""
+    ``# -> text`` lines (a bare ``# ->`` is an empty line). How many lines were checked."""
     checked = 0
     for block in blocks:
-        expected = [m.group(1) for m in re.finditer(r"# -> (.*)$", block, re.M)]
+        expected = [m.group(1) or "" for m in re.finditer(r"# ->(?: (.*))?$", block, re.M)]
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
             exec(compile(block, str(page), "exec", dont_inherit=True), namespace)
