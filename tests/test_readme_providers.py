@@ -1,36 +1,74 @@
-"""The README's sections on the other providers, run as written.
+"""The docs' pages on the providers, run as written.
 
-Each Python block of each section is executed in order, from the root of the checkout (the
-examples read the fixtures), and every line of the form ``print(...)  # -> text`` (or
-``# -> text`` on the lines after a print) must print exactly ``text``.
+Each Python block of each page (or section) is executed in order, from the root of the checkout
+(the examples read the fixtures), and every line of the form ``print(...)  # -> text`` (or
+``# -> text`` on the lines after a print) must print exactly ``text``. The Gemini page's
+recipe with the ``google-genai`` SDK runs too, its HTTP answered from a recording (as in
+``test_gemini_sdk.py``): no network.
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
+from pathlib import Path
+from typing import Any
+
 import pytest
 
-from recordings import README, readme_blocks, run_readme_examples
+from recordings import README, ROOT, readme_blocks, run_readme_examples
 
+DOCS = README.parent / "docs"
 SECTIONS = (
-    "OpenAI-compatible servers",
-    "Google Gemini",
-    "AWS Bedrock streams",
-    "Vercel AI SDK UI message streams (useChat)",
+    ("OpenAI-compatible servers", DOCS / "openai.md"),
+    (None, DOCS / "gemini.md"),
+    (None, DOCS / "bedrock.md"),
+    (None, DOCS / "vercel.md"),
 )
 
 
-@pytest.mark.parametrize("section", SECTIONS)
-def test_the_examples_run_as_the_readme_says(section: str, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(("section", "page"), SECTIONS, ids=[p.stem for _, p in SECTIONS])
+def test_the_examples_run_as_the_readme_says(
+    section: str | None, page: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(README.parent)
-    run_readme_examples(readme_blocks(section), {"__name__": "readme_providers"})
+    run_readme_examples(readme_blocks(section, page), {"__name__": "readme_providers"}, page)
 
 
 def test_the_table_names_every_protocol() -> None:
     from jsonsnap.streams import PROTOCOLS
 
     text = README.read_text(encoding="utf-8")
-    start = text.index("\n## Providers at a glance\n")
+    start = text.index("\n## Start here\n")
     table = text[start : text.index("\n## ", start + 1)]
     modules = {cls.__module__.split(".")[1] for cls in PROTOCOLS.values()}
     for module in modules:
         assert f"`jsonsnap.{module}`" in table, module
+
+
+def test_the_gemini_sdk_recipe(monkeypatch: pytest.MonkeyPatch) -> None:
+    httpx2 = pytest.importorskip("httpx2")
+    genai = pytest.importorskip("google.genai")
+    from google.genai import types
+
+    body = (ROOT / "gemini" / "function_call.sse").read_bytes()
+
+    def answer(request: Any) -> Any:
+        assert request.url.path.endswith(":streamGenerateContent"), request.url
+        return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=body)
+
+    real = genai.Client
+
+    def client(**_: Any) -> Any:
+        http = types.HttpOptions(
+            httpx_client=httpx2.Client(transport=httpx2.MockTransport(answer)),
+            httpx_async_client=httpx2.AsyncClient(transport=httpx2.MockTransport(answer)),
+        )
+        return real(api_key="test-key", http_options=http)
+
+    monkeypatch.setattr(genai, "Client", client)
+    (recipe,) = readme_blocks("With the official client", DOCS / "gemini.md", not_run=True)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(recipe, {"__name__": "readme_gemini"})
+    assert out.getvalue().splitlines() == ["src/app/main.py True", "STOP"]

@@ -1,4 +1,5 @@
-"""The README's sections on tolerant mode and several values per stream, run as written.
+"""The docs' page on repair, and the parser's section on several values per stream, run as
+written.
 
 Each Python block is executed in order in one namespace, and every line of the form
 ``print(...)  # -> text`` (or ``# -> text`` on the line after a print) must print exactly
@@ -14,17 +15,18 @@ import re
 import jsonsnap
 from recordings import README, readme_blocks, run_readme_examples
 
-SECTIONS = ("Tolerant mode: the JSON models really send", "Several values per stream")
+DOCS = README.parent / "docs"
+SECTIONS = ((None, DOCS / "repair.md"), ("Several values per stream", DOCS / "parser.md"))
 
 
 def test_the_examples_print_what_the_readme_says() -> None:
     namespace: dict[str, object] = {"__name__": "readme_repair"}
-    blocks = [block for section in SECTIONS for block in readme_blocks(section)]
+    blocks = [block for section, page in SECTIONS for block in readme_blocks(section, page)]
     assert run_readme_examples(blocks, namespace) >= 7
 
 
 def test_the_table_of_repairs() -> None:
-    text = README.read_text(encoding="utf-8")
+    text = (DOCS / "repair.md").read_text(encoding="utf-8")
     rows = re.findall(r"^\| `(\w+)`[^|]* \| (.+?) \| (.+?) \|$", text, re.M)
     table = {kind: (before, after) for kind, before, after in rows if kind in jsonsnap.REPAIRS}
     assert set(table) == set(jsonsnap.REPAIRS)  # a row for every kind

@@ -1,4 +1,7 @@
-"""The README's examples with the official ``anthropic`` and ``openai`` clients, run as written.
+"""The docs' examples with the official ``anthropic`` and ``openai`` clients, run as written.
+
+They are the blocks under "With the official client" in docs/anthropic.md and docs/openai.md
+(marked ``not run`` there: they run here).
 
 No network: as in ``test_anthropic_sdk.py`` and ``test_openai_sdk.py``, each client class the
 examples construct is replaced by one whose HTTP client (``DefaultHttpxClient`` or
@@ -26,7 +29,7 @@ import pytest
 from jsonsnap.anthropic import MessageAccumulator
 from jsonsnap.openai import ChatCompletionAccumulator, ResponseAccumulator
 from jsonsnap.sse import SSEDecoder
-from recordings import ROOT, chunks_of, readme_blocks
+from recordings import README, ROOT, chunks_of, readme_blocks
 
 BODIES = {
     "/v1/messages": ROOT / "anthropic" / "text_then_write_file.sse",
@@ -67,12 +70,18 @@ def mocked(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setattr(module, name, make)
 
 
+def client_examples() -> list[str]:
+    """The examples with the official clients: Anthropic's, then OpenAI's."""
+    pages = [README.parent / "docs" / f"{name}.md" for name in ("anthropic", "openai")]
+    return [b for p in pages for b in readme_blocks("With the official client", p, not_run=True)]
+
+
 def run_example(number: int) -> tuple[dict[str, Any], str]:
-    """The README's ``number``-th example with the official clients; its names and output."""
+    """The ``number``-th example with the official clients; its names and output."""
     namespace: dict[str, Any] = {"__name__": "readme"}
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        exec(readme_blocks("With the official clients")[number], namespace)
+        exec(client_examples()[number], namespace)
     return namespace, out.getvalue()
 
 
@@ -116,7 +125,7 @@ def test_the_openai_example() -> None:
 
 
 def test_the_examples_are_there() -> None:
-    blocks = readme_blocks("With the official clients")
+    blocks = client_examples()
     assert len(blocks) == 2
     for block, client in zip(blocks, ("anthropic", "openai"), strict=True):
         for needle in ("with_streaming_response", "iter_bytes()", "aupdates", "asyncio.run"):

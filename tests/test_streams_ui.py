@@ -1,6 +1,6 @@
-"""The README's "For UI code" loop, run as written on every fixture of every provider.
+"""The stream contract's "For UI code" loop, run as written on every fixture of every provider.
 
-The loop is the README's own code block (executed here, not copied), with its ``redraw``
+The loop is the code block of docs/streams.md (executed here, not copied), with its ``redraw``
 replaced by one that writes down what it was shown. Whatever the stream (a text-only one, an
 error mid-stream, a cut at the token limit, invalid JSON, parallel calls), each tool call must
 be shown at its end with a final status: ``complete``, ``incomplete`` or ``invalid``.
@@ -19,16 +19,16 @@ from typing import Any
 import pytest
 
 from jsonsnap.streams import PROTOCOLS, Accumulator, StreamError, ToolInput
-from recordings import all_fixtures, random_pieces, readme_blocks
+from recordings import README, all_fixtures, random_pieces, readme_blocks
 
 FIXTURES = all_fixtures()
 FINAL = ("complete", "incomplete", "invalid")
 
 
 def the_loop() -> dict[str, Any]:
-    """The README's loop, defined afresh (its functions look ``redraw`` up when they run)."""
+    """The docs' loop, defined afresh (its functions look ``redraw`` up when they run)."""
     namespace: dict[str, Any] = {}
-    exec(readme_blocks("For UI code")[0], namespace)
+    exec(readme_blocks("For UI code", README.parent / "docs" / "streams.md")[0], namespace)
     return namespace
 
 
