@@ -6,8 +6,10 @@ which ``benchmarks/run.py`` writes. On each:
 - every ```python block runs, in order, in one namespace per page, from the root of the
   checkout (the examples read the fixtures), and every ``# -> text`` line is exactly what it
   prints. A block that cannot run where it stands (it calls a provider's API) says so just above
-  its fence, ``<!-- not run: why -->``; the SDK recipes marked so are run elsewhere against a
-  mocked client (``test_streams_clients.py``, ``test_readme_providers.py``);
+  its fence, ``<!-- not run: why -->``; the SDK recipes marked so (Anthropic, OpenAI, Gemini,
+  Bedrock) are run elsewhere against a mocked client (``test_streams_clients.py``,
+  ``test_readme_providers.py``), and :func:`test_every_unrun_example_is_run_elsewhere` holds
+  that list to the marks;
 - no two headings share an anchor, and every relative link, ``#anchor`` included, resolves;
 - the front page shows no image by a relative link (a package index cannot show it), and stays
   a front page: at most 400 lines.
@@ -101,3 +103,18 @@ def test_the_update_event_table_has_a_row_per_protocol() -> None:
     table = page_section(page, "What update.event says")
     rows = re.findall(r"^\| `([\w-]+)`", table, re.MULTILINE)
     assert set(PROTOCOLS) <= set(rows), rows
+
+
+def test_every_unrun_example_is_run_elsewhere() -> None:
+    # Only signatures and SDK recipes are marked; each SDK recipe has its test with a mock.
+    recipes = {"anthropic.md", "openai.md", "gemini.md", "bedrock.md"}
+    marked = {
+        page.name: [m["why"] for m in NOT_RUN.finditer(page.read_text("utf-8"))] for page in PAGES
+    }
+    for name, reasons in marked.items():
+        for why in reasons:
+            if why.startswith("the signature"):
+                continue
+            assert name in recipes, (name, why)
+            assert why.endswith("the tests run it with the client's HTTP mocked"), (name, why)
+    assert all(marked[name] for name in recipes)
