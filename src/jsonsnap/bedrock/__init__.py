@@ -43,7 +43,10 @@ to ``message_stop`` (``amazon-bedrock-invocationMetrics``).
 
 Both read a raw HTTP body with ``read()``, ``updates()`` and ``aupdates()`` (bytes only: the
 framing is binary), or boto3's event stream (an iterable of event dicts), and keep the contract
-of :class:`jsonsnap.streams.Accumulator`.
+of :class:`jsonsnap.streams.Accumulator`. In both, ``tools`` is keyed by content block index
+(``contentBlockIndex``, or the Messages event's ``index``): a text block first makes the first
+tool ``tools[1]``. ``ConverseStreamAccumulator(tools=)`` takes the request's
+``toolConfig["tools"]`` as they are sent.
 """
 
 from __future__ import annotations

@@ -116,13 +116,14 @@ class ConverseStreamAccumulator(Accumulator):
             raise StreamError(f"{self._kind} after messageStop")
         return self._blocks()
 
-    def _block(self, body: Mapping[str, Any]) -> tuple[int, dict[str, Any]]:
-        """The open block an event names."""
+    def _block_at(self, body: Mapping[str, Any], *, extend: bool) -> int:
+        """The place of the block an event names: an open block (or, with ``extend``, the next
+        place, where a delta begins a text or reasoning block)."""
         content = self._content()
-        index = self._place(body.get("contentBlockIndex"), "block", content, extend=False)
-        if index not in self._open:
+        index = self._place(body.get("contentBlockIndex"), "block", content, extend=extend)
+        if index < len(content) and index not in self._open:
             raise StreamError(f"{self._kind} for block {index}, which has stopped")
-        return index, content[index]
+        return index
 
     def _fits(self, index: int, kind: str, *kinds: str) -> None:
         """The block at ``index`` (if there is one yet) is of one of ``kinds``."""
@@ -179,10 +180,8 @@ class ConverseStreamAccumulator(Accumulator):
 
     def _block_delta(self, data: Mapping[str, Any]) -> list[Update]:
         body = self._body(data)
-        content = self._content()
-        index = self._place(body.get("contentBlockIndex"), "block", content, extend=True)
-        if index < len(content) and index not in self._open:
-            raise StreamError(f"{self._kind} for block {index}, which has stopped")
+        index = self._block_at(body, extend=True)
+        content = self._blocks()
         delta = self._mapping(body.get("delta"), "the delta")
         if not delta:  # nothing in it: nothing to do (and no block begun)
             return [Update(self._kind, index if index < len(content) else None)]
@@ -290,7 +289,8 @@ class ConverseStreamAccumulator(Accumulator):
         return Update(self._kind, index, block, "toolResult")
 
     def _block_stop(self, data: Mapping[str, Any]) -> list[Update]:
-        index, block = self._block(self._body(data))
+        index = self._block_at(self._body(data), extend=False)
+        block = self._blocks()[index]
         self._open.discard(index)
         self._flush(index)
         tool = self._tools.get(index)
