@@ -35,7 +35,7 @@ METADATA = ("usage", "metrics", "trace", "performanceConfig", "serviceTier")
 
 
 class ConverseStreamAccumulator(Accumulator):
-    """Accumulate one Bedrock ``ConverseStream`` into ``.response`` (see the module docstring).
+    """Accumulate one Bedrock ``ConverseStream`` into ``.response`` (see :mod:`jsonsnap.bedrock`).
 
     ``tools`` is keyed by content block index (a text block first makes the first tool
     ``tools[1]``); ``tool_calls()`` lists them in order. ``tools=`` takes the request's

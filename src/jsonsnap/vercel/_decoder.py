@@ -3,7 +3,7 @@ stream as the ``ai`` package's ``readUIMessageStream`` does (see the package doc
 it accepts and refuses, and its three deliberate differences from the client).
 
 One handler per chunk type (``_HANDLERS``); each checks what it reads, then changes the message
-through the part operations of :mod:`._parts`. Where the message shows: a chunk after which the
+through the part operations of ``_parts``. Where the message shows: a chunk after which the
 client writes a new message (``_shown()``) brings in the ``step-start`` parts held since.
 """
 
@@ -23,7 +23,7 @@ from ._protocol import CHUNK_TYPES
 
 
 class UIMessageAccumulator(Accumulator):
-    """Accumulate one UI message stream into ``.message`` (see the module docstring).
+    """Accumulate one UI message stream into ``.message`` (see :mod:`jsonsnap.vercel`).
 
     ``tools`` is keyed by the place of the call's part in ``message["parts"]``;
     ``tool_calls()`` lists them in order. ``finish_reason`` is the ``finish`` chunk's;
@@ -280,7 +280,7 @@ class UIMessageAccumulator(Accumulator):
         fields: Mapping[str, Any], executed: bool | None = None,
     ) -> tuple[int, dict[str, Any]]:  # fmt: skip
         """Update the call's part as the client's ``updateToolPart`` does (a new one when there
-        is none): see :func:`._parts.update_tool_part`."""
+        is none): see ``_parts.update_tool_part``."""
         parts = self._shown()
         if place is None:
             part = _parts.tool_part(dynamic, name, call_id)

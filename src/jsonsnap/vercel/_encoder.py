@@ -2,7 +2,7 @@
 
 It reads only what every :class:`~jsonsnap.streams.Update` carries (``text``, ``thinking``,
 ``index``, ``delta``, ``tool``, ``fragment``, ``block``), so one encoder serves every protocol.
-Sans-IO: the chunks are dicts; :mod:`._body` frames them as the body of a response.
+Sans-IO: the chunks are dicts; ``_body`` frames them as the body of a response.
 """
 
 from __future__ import annotations
