@@ -16,9 +16,17 @@ from .. import JSONDecodeError, loads
 from .._streams.accumulator import describe
 from .._streams.surrogates import HeldHalves
 from ..streams import Accumulator, StreamError, ToolInput, Update
-from . import _parts
 from ._dump import dump
-from ._parts import MISSING
+from ._parts import (
+    ATTACHED,
+    MISSING,
+    merge,
+    output_fields,
+    text_part,
+    tool_part,
+    update_data_part,
+    update_tool_part,
+)
 from ._protocol import CHUNK_TYPES
 
 
@@ -185,7 +193,7 @@ class UIMessageAccumulator(Accumulator):
         message: dict[str, Any] = self.message  # type: ignore[assignment]
         old = message.get("metadata")
         if isinstance(old, dict) and isinstance(metadata, Mapping):
-            _parts.merge(old, metadata)
+            merge(old, metadata)
         else:
             message["metadata"] = metadata
 
@@ -232,7 +240,7 @@ class UIMessageAccumulator(Accumulator):
         part_id = self._str(event.get("id"), "the part id")
         metadata = self._metadata(event)
         parts = self._shown()
-        part = _parts.text_part(reasoning, part_id, metadata)
+        part = text_part(reasoning, part_id, metadata)
         (self._reasoning if reasoning else self._text)[part_id] = len(parts)
         parts.append(part)
         return [Update(self._kind, len(parts) - 1, part, thinking=reasoning)]
@@ -280,10 +288,10 @@ class UIMessageAccumulator(Accumulator):
         fields: Mapping[str, Any], executed: bool | None = None,
     ) -> tuple[int, dict[str, Any]]:  # fmt: skip
         """Update the call's part as the client's ``updateToolPart`` does (a new one when there
-        is none): see ``_parts.update_tool_part``."""
+        is none): see ``update_tool_part``."""
         parts = self._shown()
         if place is None:
-            part = _parts.tool_part(dynamic, name, call_id)
+            part = tool_part(dynamic, name, call_id)
             place = len(parts)
             parts.append(part)
             self._calls[(dynamic, call_id)] = place
@@ -291,7 +299,7 @@ class UIMessageAccumulator(Accumulator):
             part = parts[place]
             if dynamic:
                 part["toolName"] = name
-        _parts.update_tool_part(part, state, fields, executed)
+        update_tool_part(part, state, fields, executed)
         return place, part
 
     def _tool_input_start(self, event: Mapping[str, Any]) -> list[Update]:
@@ -410,7 +418,7 @@ class UIMessageAccumulator(Accumulator):
         preliminary = self._flag(event, "preliminary") if available else None
         text = None if available else self._str(event.get("errorText"), "the errorText")
         self._release(place)  # an input still streaming: the output shows all it streamed
-        state, fields = _parts.output_fields(part, event, dynamic, preliminary, text)
+        state, fields = output_fields(part, event, dynamic, preliminary, text)
         name = part.get("toolName", "")
         self._set_call(place, dynamic, event["toolCallId"], name, state, fields, executed)
         return [Update(self._kind, place, part, tool=self._tools.get(place))]
@@ -418,7 +426,7 @@ class UIMessageAccumulator(Accumulator):
     # -- sources, files, data ----------------------------------------------------------------
 
     def _attached(self, event: Mapping[str, Any]) -> list[Update]:
-        required, optional = _parts.ATTACHED[self._kind]
+        required, optional = ATTACHED[self._kind]
         part: dict[str, Any] = {"type": self._kind}
         for key in required:
             part[key] = self._str(event.get(key), f"the {key}")
@@ -443,7 +451,7 @@ class UIMessageAccumulator(Accumulator):
         place = None if data_id is None else self._data.get((kind, data_id))
         if place is not None:
             part = parts[place]
-            _parts.update_data_part(part, event)
+            update_data_part(part, event)
             return [Update(kind, place, part)]
         part = dict(event)
         if data_id is not None:
