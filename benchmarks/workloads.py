@@ -234,6 +234,48 @@ def escapes(target_bytes: int, rng: random.Random) -> str:
     return json.dumps(doc, ensure_ascii=True)
 
 
+def truncated(text: str) -> str:
+    """``text`` cut in the middle of its content string, not inside an escape."""
+    pos = len(text) // 2
+    while text[pos - 1] == "\\" or "\\" in text[pos - 6 : pos]:
+        pos += 1
+    return text[:pos]
+
+
+# --------------------------------------------------------------------------- spoiled
+
+
+_SINGLE_QUOTED = str.maketrans(
+    {"\\": "\\\\", "'": "\\'", **{chr(i): f"\\u{i:04x}" for i in range(32) if i != 10}}
+)
+
+
+def spoiled_text(value: dict[str, Any]) -> str:
+    """``value`` (an object of strings) written as a lenient writer might: single-quoted keys
+    and strings (a ``"`` inside is a plain character), a ``// comment`` line, a trailing comma
+    after the last member, and newlines inside strings left raw (other control characters are
+    escaped)."""
+    members = "".join(
+        f"  '{key.translate(_SINGLE_QUOTED)}': '{text.translate(_SINGLE_QUOTED)}',\n"
+        for key, text in value.items()
+    )
+    return "{\n  // the file to write\n" + members + "}\n"
+
+
+def spoiled(wl: Workload) -> Workload:
+    """The document of a B workload spoiled (:func:`spoiled_text`), cut as B is cut."""
+    text = spoiled_text(json.loads(wl.text))
+    rng = random.Random(f"{SEED}-{wl.name}-spoiled-cut")
+    return Workload(
+        name=f"{wl.name} spoiled",
+        group=wl.group,
+        description=f"{wl.description}, single quotes, a comment, a trailing comma, raw newlines",
+        text=text,
+        fragments=split_random(text, rng, 16, 64),
+        fragment_sizes=wl.fragment_sizes,
+    )
+
+
 # --------------------------------------------------------------------------- the set
 
 
