@@ -40,9 +40,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-import edges as edges_module
+import collect_memory
 import hostile as hostile_module
+import hostile_inputs
 import jsonsnap
+import ladder
 import peers as peers_module
 import schema as schema_module
 import tolerant as tolerant_module
@@ -224,7 +226,7 @@ def show_list(plan: Plan, wls: list[Workload]) -> int:
     for w in wls:
         print(f"{w.name:<18} {w.size:>11,} bytes {len(w.fragments):>9,} fragments")
     if HOSTILE in plan.groups:
-        for h in hostile_module.workloads(quick=plan.settings.quick):
+        for h in hostile_inputs.workloads(quick=plan.settings.quick):
             print(f"{HOSTILE} {h.name:<24} N = {h.n:>9,} {h.unit}")
     for p in plan.everyone:
         state = "available" if p.available() else f"unavailable ({p.reason})"
@@ -287,7 +289,7 @@ class Sections:
 class Groups:
     """What groups H, S and R found."""
 
-    hostile: list[hostile_module.Growth] = field(default_factory=list)
+    hostile: list[ladder.Growth] = field(default_factory=list)
     schema: list[schema_module.Row] = field(default_factory=list)
     tolerant: tolerant_module.Results | None = None
 
@@ -304,15 +306,13 @@ def one_shot_section(plan: Plan, results: list[WorkloadResult], out: Sections) -
     return shots
 
 
-def hostile_sections(plan: Plan, out: Sections) -> list[hostile_module.Growth]:
+def hostile_sections(plan: Plan, out: Sections) -> list[ladder.Growth]:
     """Group H: the hostile inputs (on the compiled build too, with ``--compiled``), then
     collect mode's memory."""
     quick = plan.settings.quick
     progress("hostile inputs (benchmarks/hostile.py) ...")
-    cap = hostile_module.QUICK_CAP if quick else hostile_module.CAP
-    found = hostile_module.measure_all(
-        hostile_module.workloads(quick=quick), cap=cap, progress=progress
-    )
+    cap = ladder.QUICK_CAP if quick else ladder.CAP
+    found = ladder.measure_all(hostile_inputs.workloads(quick=quick), cap=cap, progress=progress)
     out.add(hostile_module.section(found, cap))
     if plan.folder is not None:
         progress("hostile inputs on the compiled build (benchmarks/hostile.py --compiled) ...")
@@ -321,7 +321,7 @@ def hostile_sections(plan: Plan, out: Sections) -> list[hostile_module.Growth]:
         )
         out.add(hostile_module.section(on_compiled, cap, build="compiled"))
         found += [dataclasses.replace(g, name=f"{g.name} (compiled)") for g in on_compiled]
-    out.add(edges_module.memory_section())
+    out.add(collect_memory.memory_section())
     return found
 
 

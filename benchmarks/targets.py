@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import hostile as hostile_module
+import ladder
 import schema as schema_module
 import tolerant as tolerant_module
 from formatting import fmt_bytes, fmt_ratio, fmt_time
@@ -247,14 +248,14 @@ def compiled_targets(results: list[WorkloadResult], rows: list[Growth]) -> list[
 
 
 def group_targets(
-    hostile: list[hostile_module.Growth],
+    hostile: list[ladder.Growth],
     checked: list[schema_module.Row],
     tolerant: tolerant_module.Results | None,
 ) -> list[Target]:
     """One line for each of the groups ``H``, ``S`` and ``R`` (``not run``: empty, or
     ``None``)."""
     out: list[Target] = []
-    name = f"hostile inputs: growth exponent N -> 4N <= {hostile_module.LIMIT:g} on every one"
+    name = f"hostile inputs: growth exponent N -> 4N <= {ladder.LIMIT:g} on every one"
     out.append(Target(name, *hostile_module.summary(hostile)) if hostile else missing(name))
     name = "schema checking: checked / plain, B 1 MB <= 1.5x and C 20,000 <= 2x"
     out.append(Target(name, *schema_module.summary(checked)) if checked else missing(name))
