@@ -39,6 +39,7 @@ from pathlib import Path
 import jsonsnap
 from collect_memory import memory_section
 from edges import Edge
+from formatting import fmt_time
 from hostile_inputs import QUICK_DIVISOR, select, workloads
 from ladder import CAP, LIMIT, QUICK_CAP, REPEAT, Growth, measure_all
 
@@ -46,17 +47,8 @@ from ladder import CAP, LIMIT, QUICK_CAP, REPEAT, Growth, measure_all
 
 
 def _fmt_time(seconds: float | None, projected: bool = False) -> str:
-    if seconds is None:
-        return "—"
-    if seconds < 1:
-        text = f"{seconds * 1e3:.3g} ms" if seconds < 0.1 else f"{seconds * 1e3:.0f} ms"
-    elif seconds < 100:
-        text = f"{seconds:.3g} s"
-    elif seconds < 3600:
-        text = f"{seconds / 60:.1f} min"
-    else:
-        text = f"{seconds / 3600:.1f} h"
-    return f"~{text}" if projected else text
+    text = fmt_time(seconds)
+    return f"~{text}" if projected and seconds is not None else text
 
 
 def _fmt_exponent(g: Growth) -> str:
