@@ -4,8 +4,8 @@
 One table per workload (:func:`table`), then the sections that compare the cells: the two
 builds side by side, B's growth, the one-shot, memory, and the other Python versions kept
 beside the report; :func:`page` puts the header, the parser table, the targets and the
-sections together, :func:`record` is the JSON of the run. The chart is ``chart.py``'s, the
-targets ``targets.py``'s.
+sections together; :func:`workload_record` and :func:`cell_record` are the JSON of the
+cells. The chart is ``chart.py``'s, the targets ``targets.py``'s.
 """
 
 from __future__ import annotations
@@ -284,6 +284,23 @@ def versions_table(out_dir: Path, data: dict[str, Any]) -> str | None:
     return "\n".join(lines)
 
 
+def memory_section(big: WorkloadResult) -> str | None:
+    """jsonsnap's traced peak on ``big`` (B 1 MB) against ``json.loads``'s (``None`` when it
+    was not traced)."""
+    c = big.cell("jsonsnap")
+    if c is None or c.peak is None:
+        return None
+    lines = [
+        "### Memory: B 1 MB",
+        "",
+        f"jsonsnap's peak while streaming: {fmt_bytes(c.peak)}; `json.loads` of the "
+        f"complete document: {fmt_bytes(big.baseline.peak)} "
+        f"(ratio {fmt_ratio(c.peak / big.baseline.peak)}).",
+        "",
+    ]
+    return "\n".join(lines)
+
+
 # --------------------------------------------------------------------------- machine
 
 
@@ -339,23 +356,6 @@ def machine(compiled: Path | None = None) -> dict[str, Any]:
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "jsonsnap": measured,
     }
-
-
-def memory_section(big: WorkloadResult) -> str | None:
-    """jsonsnap's traced peak on ``big`` (B 1 MB) against ``json.loads``'s (``None`` when it
-    was not traced)."""
-    c = big.cell("jsonsnap")
-    if c is None or c.peak is None:
-        return None
-    lines = [
-        "### Memory: B 1 MB",
-        "",
-        f"jsonsnap's peak while streaming: {fmt_bytes(c.peak)}; `json.loads` of the "
-        f"complete document: {fmt_bytes(big.baseline.peak)} "
-        f"(ratio {fmt_ratio(c.peak / big.baseline.peak)}).",
-        "",
-    ]
-    return "\n".join(lines)
 
 
 # --------------------------------------------------------------------------- the JSON
