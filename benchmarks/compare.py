@@ -20,171 +20,43 @@ both alike. A sample is the CPU time of a loop of calls (as many as make it last
 ``--sample`` seconds, the same count for both versions), per call.
 
 Items: every workload streamed as ``run.py`` streams jsonsnap (``feed`` + ``snapshot`` per
-fragment, then ``close``; ``peers.Jsonsnap.run``), and the one-shots (group ``O``):
+fragment, then ``close``; ``peers.Jsonsnap.run``), the one-shots (group ``O``):
 ``jsonsnap.loads`` of B 1 MB and of C 20,000, and ``jsonsnap.parse_partial`` of B 1 MB cut in
-the middle of its content (``run.truncated``). The table gives per item the best and median
-sample of each version, the ratios new/base, and PASS when the ratio of the best samples is at
-most ``--threshold`` (default 1.10). See ``benchmarks/README.md``.
+the middle of its content (``workloads.truncated``), and the replay (group ``P``): the demo
+recording (``src/jsonsnap/examples/text_then_write_file.sse``) decoded with ``jsonsnap.sse``
+and each event fed to ``jsonsnap.anthropic.MessageAccumulator``, as ``jsonsnap replay`` does,
+then the same loop with each event's envelope decoded by ``json.loads`` (the accumulator fed
+the mapping, as an SDK's events feed it), both timed per event. The table gives per item the
+best and median sample of each version, the ratios new/base, and PASS when the ratio of the
+best samples is at most ``--threshold`` (default 1.10). See ``benchmarks/README.md``.
 """
 
 from __future__ import annotations
 
 import argparse
-import functools
-import gc
-import hashlib
 import io
 import json
 import math
 import os
-import platform
 import statistics
 import subprocess
 import sys
 import tarfile
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from formatting import fmt_time
+
 BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
-GROUPS = ("A", "B", "C", "D", "E", "F", "O")
-"""The workload groups of ``workloads.py``, and ``O`` for the one-shots."""
+GROUPS = ("A", "B", "C", "D", "E", "F", "O", "P")
+"""The workload groups of ``workloads.py``, ``O`` for the one-shots and ``P`` for the replay."""
 THRESHOLD = 1.10
-
-
-# --------------------------------------------------------------------------- the worker
-
-
-@dataclass
-class Item:
-    name: str
-    func: Callable[[], object]
-    fingerprint: bytes
-    check: Callable[[], str | None]
-
-
-def build_items(quick: bool, groups: Sequence[str]) -> list[Item]:
-    """What the worker times, in order. Imports jsonsnap: call it once ``sys.path`` is set."""
-    import jsonsnap
-    import peers
-    import run
-    import workloads
-
-    wanted = set(groups)
-    build = set(wanted) - {"O"}
-    if "O" in wanted:
-        build |= {"B", "C"}
-    wls = workloads.build(quick=quick, groups=sorted(build))
-    adapter = peers.Jsonsnap()
-    items: list[Item] = []
-
-    def stream_check(fragments: Sequence[str], text: str) -> Callable[[], str | None]:
-        def check() -> str | None:
-            return run.diff(json.loads(text), adapter.run(fragments))
-
-        return check
-
-    for wl in wls:
-        if wl.group not in wanted:
-            continue
-        frags = wl.fragments
-        items.append(
-            Item(
-                wl.name,
-                functools.partial(adapter.run, frags),
-                "\x00".join(frags).encode(),
-                stream_check(frags, wl.text),
-            )
-        )
-    if "O" not in wanted:
-        return items
-    biggest_b = max((w for w in wls if w.group == "B"), key=lambda w: w.chars)
-    biggest_c = max((w for w in wls if w.group == "C"), key=lambda w: w.chars)
-    for wl in (biggest_b, biggest_c):
-        text = wl.text
-
-        def loads_check(text: str = text) -> str | None:
-            return run.diff(json.loads(text), jsonsnap.loads(text))
-
-        items.append(
-            Item(
-                f"loads {wl.name}",
-                functools.partial(jsonsnap.loads, text),
-                text.encode(),
-                loads_check,
-            )
-        )
-    cut = run.truncated(biggest_b.text)
-    expected = json.loads(cut + '"}')
-
-    def partial_check() -> str | None:
-        return run.diff(expected, jsonsnap.parse_partial(cut))
-
-    items.append(
-        Item(
-            f"parse_partial {biggest_b.name} cut",
-            functools.partial(jsonsnap.parse_partial, cut),
-            cut.encode(),
-            partial_check,
-        )
-    )
-    return items
-
-
-def worker(src: str, quick: bool, groups: Sequence[str], wall: bool) -> int:
-    """Serve timing requests on stdin/stdout, one JSON object per line."""
-    sys.path[:0] = [src, str(BENCH)]
-    import jsonsnap
-
-    where = Path(jsonsnap.__file__ or "").resolve()
-    if not where.is_relative_to(Path(src).resolve()):
-        print(json.dumps({"error": f"jsonsnap imported from {where}, not from {src}"}))
-        return 1
-    items = build_items(quick, groups)
-    by_name = {item.name: item for item in items}
-    clock = time.perf_counter if wall else time.process_time
-    first: dict[str, float] = {}
-    problems: dict[str, str] = {}
-    digest = hashlib.sha256()
-    for item in items:
-        digest.update(item.name.encode() + b"\x01" + item.fingerprint + b"\x02")
-        gc.collect()
-        try:
-            start = clock()
-            item.func()
-            first[item.name] = clock() - start
-            problem = item.check()
-        except Exception as exc:  # a crash is a result to report, not a reason to stop
-            problem = f"{type(exc).__name__}: {exc}"
-        if problem is not None:
-            problems[item.name] = problem
-    hello = {
-        "jsonsnap": str(where.parent),
-        "python": f"{platform.python_implementation()} {platform.python_version()}",
-        "items": [item.name for item in items],
-        "fingerprint": digest.hexdigest(),
-        "first": first,
-        "problems": problems,
-    }
-    print(json.dumps(hello), flush=True)
-    for line in sys.stdin:
-        request = json.loads(line)
-        if request.get("quit"):
-            break
-        func = by_name[request["item"]].func
-        loops = int(request["loops"])
-        gc.collect()
-        start = clock()
-        for _ in range(loops):
-            func()
-        took = (clock() - start) / loops
-        print(json.dumps({"seconds": took}), flush=True)
-    return 0
 
 
 # --------------------------------------------------------------------------- the parent
@@ -203,8 +75,7 @@ class Version:
             "-I",
             "-S",
             "-B",
-            str(Path(__file__).resolve()),
-            "--worker",
+            str(BENCH / "compare_worker.py"),
             str(self.src),
             "--only",
             ",".join(groups),
@@ -293,14 +164,6 @@ class Row:
         return [n / b for n, b in zip(self.new, self.base, strict=True)]
 
 
-def fmt_time(seconds: float) -> str:
-    if seconds < 1e-3:
-        return f"{seconds * 1e6:.1f} µs"
-    if seconds < 1:
-        return f"{seconds * 1e3:.3g} ms" if seconds < 0.1 else f"{seconds * 1e3:.0f} ms"
-    return f"{seconds:.3g} s"
-
-
 def table(rows: Sequence[Row], threshold: float) -> str:
     lines = [
         "| workload | base min | base median | new min | new median | new/base min "
@@ -367,17 +230,139 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         default=THRESHOLD,
         help="largest new/base ratio (of the best samples) that passes",
     )
-    ap.add_argument("--only", default="", help="groups: A-F, O for the one-shots (default all)")
+    ap.add_argument(
+        "--only",
+        default="",
+        help="groups: A-F, O for the one-shots, P for the replay (default all)",
+    )
     ap.add_argument("--quick", action="store_true", help="the small workload sizes (run.py's)")
     ap.add_argument("--wall", action="store_true", help="wall-clock time instead of CPU time")
     ap.add_argument("--no-fail", action="store_true", help="exit 0 even when an item fails")
     ap.add_argument("--json", type=Path, help="also write every sample to this file")
-    ap.add_argument("--worker", help=argparse.SUPPRESS)
     return ap.parse_args(argv)
 
 
 def progress(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
+
+
+def command_problem(args: argparse.Namespace) -> str | None:
+    """What is wrong with the versions named on the command line, if anything."""
+    if (args.base is None) == (args.base_ref is None):
+        return "give one of --base DIR and --base-ref REF"
+    if args.new is not None and args.new_ref is not None:
+        return "give at most one of --new DIR and --new-ref REF"
+    return None
+
+
+def prepare(base: Version, new: Version, args: argparse.Namespace, groups: list[str]) -> list[Row]:
+    """Start both workers and wait for them to have built and checked the same items; one
+    row per item, with the loop count of its samples (0: not timed, as it raised in one)."""
+    progress("starting the workers (building the workloads, checking the values) ...")
+    for v in (base, new):
+        v.start(args.quick, groups, args.wall)
+    for v in (base, new):
+        v.hello = v.receive()
+        progress(f"  {v.label}: jsonsnap from {v.hello['jsonsnap']}")
+    if base.hello["fingerprint"] != new.hello["fingerprint"]:
+        raise SystemExit("the two workers did not build the same workloads")
+    names: list[str] = base.hello["items"]
+    # An item that raised in either version is not timed.
+    timed = [n for n in names if all(n in v.hello["first"] for v in (base, new))]
+    first = {n: min(base.hello["first"][n], new.hello["first"][n]) for n in timed}
+    loops = {n: max(1, math.ceil(args.sample / max(1e-7, first[n]))) for n in timed}
+    rows = [Row(name, [], [], loops.get(name, 0)) for name in names]
+    for r in rows:
+        found = [
+            f"{v.label.split(' = ')[0]}: {v.hello['problems'][r.name]}"
+            for v in (base, new)
+            if r.name in v.hello["problems"]
+        ]
+        r.problem = "; ".join(found)
+    return rows
+
+
+def take_rounds(base: Version, new: Version, rows: list[Row], rounds: int) -> None:
+    """Every round, one sample of each item on each version, back to back (base first in even
+    rounds, new first in odd ones)."""
+    for i in range(rounds):
+        t0 = time.perf_counter()
+        order = (base, new) if i % 2 == 0 else (new, base)
+        for r in rows:
+            for v in order if r.loops else ():
+                seconds = v.sample(r.name, r.loops)
+                (r.base if v is base else r.new).append(seconds)
+        progress(f"  round {i + 1}/{rounds} ({time.perf_counter() - t0:.1f} s)")
+
+
+def replay_lines(rows: Sequence[Row]) -> list[str]:
+    """For the replay: the accumulator's own envelopes against ``json.loads``'s, per version."""
+    pairs = [
+        (r, next((o for o in rows if o.name == f"{r.name}, json.loads"), None))
+        for r in rows
+        if r.name.startswith("replay ") and not r.name.endswith(", json.loads")
+    ]
+    lines = []
+    for r, ref in pairs:
+        if ref is None or not (r.base and r.new and ref.base and ref.new):
+            continue
+        base, new = min(r.base) / min(ref.base), min(r.new) / min(ref.new)
+        lines.append(
+            f"{r.name}, per event: envelopes decoded by the accumulator / by json.loads, best "
+            "samples: "
+            f"base {base:.2f}x, new {new:.2f}x"
+        )
+    return lines
+
+
+def report(
+    base: Version,
+    new: Version,
+    rows: list[Row],
+    args: argparse.Namespace,
+    rounds: int,
+    started: float,
+) -> None:
+    """The versions, the table, what was wrong, the replay's envelopes and the paired ratios."""
+    clock = "wall-clock" if args.wall else "CPU"
+    print(f"- {base.label} (jsonsnap from {base.hello['jsonsnap']})")
+    print(f"- {new.label} (jsonsnap from {new.hello['jsonsnap']})")
+    print(
+        f"- {base.hello['python']}, {os.cpu_count()} cores; {rounds} rounds, interleaved; "
+        f"{clock} time per call, each sample looped to >= {args.sample:g} s; "
+        f"verdict: new/base of the best samples <= {args.threshold:g}"
+    )
+    print()
+    print(table(rows, args.threshold))
+    for r in rows:
+        if r.problem:
+            print(f"\nWRONG {r.name}: {r.problem}")
+    for line in replay_lines(rows):
+        print(f"\n{line}")
+    paired = [p for r in rows for p in r.paired] or [math.nan]
+    print(
+        f"\nall paired ratios: median {statistics.median(paired):.3f}, "
+        f"range {min(paired):.3f}-{max(paired):.3f}; "
+        f"whole run {time.perf_counter() - started:.0f} s"
+    )
+
+
+def write_json(
+    path: Path, base: Version, new: Version, rows: list[Row], args: argparse.Namespace, rounds: int
+) -> None:
+    """Every sample, with the versions and the settings."""
+    data = {
+        "base": {"label": base.label, **base.hello},
+        "new": {"label": new.label, **new.hello},
+        "rounds": rounds,
+        "clock": "wall-clock" if args.wall else "CPU",
+        "threshold": args.threshold,
+        "rows": [
+            {"name": r.name, "loops": r.loops, "base": r.base, "new": r.new, "problem": r.problem}
+            for r in rows
+        ],
+    }
+    path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -387,86 +372,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     if unknown:
         print(f"unknown group(s): {', '.join(unknown)}; known: {', '.join(GROUPS)}")
         return 2
-    if args.worker is not None:
-        return worker(args.worker, args.quick, groups, args.wall)
-    if (args.base is None) == (args.base_ref is None):
-        print("give one of --base DIR and --base-ref REF", file=sys.stderr)
-        return 2
-    if args.new is not None and args.new_ref is not None:
-        print("give at most one of --new DIR and --new-ref REF", file=sys.stderr)
+    problem = command_problem(args)
+    if problem is not None:
+        print(problem, file=sys.stderr)
         return 2
     rounds = args.rounds if args.rounds is not None else 5 if args.quick else 40
     started = time.perf_counter()
     with versions(args) as (base, new):
-        progress("starting the workers (building the workloads, checking the values) ...")
-        for v in (base, new):
-            v.start(args.quick, groups, args.wall)
-        for v in (base, new):
-            v.hello = v.receive()
-            progress(f"  {v.label}: jsonsnap from {v.hello['jsonsnap']}")
-        if base.hello["fingerprint"] != new.hello["fingerprint"]:
-            raise SystemExit("the two workers did not build the same workloads")
-        names: list[str] = base.hello["items"]
-        # An item that raised in either version is not timed.
-        timed = [n for n in names if all(n in v.hello["first"] for v in (base, new))]
-        first = {n: min(base.hello["first"][n], new.hello["first"][n]) for n in timed}
-        loops = {n: max(1, math.ceil(args.sample / max(1e-7, first[n]))) for n in timed}
-        rows = [Row(name, [], [], loops.get(name, 0)) for name in names]
-        for r in rows:
-            found = [
-                f"{v.label.split(' = ')[0]}: {v.hello['problems'][r.name]}"
-                for v in (base, new)
-                if r.name in v.hello["problems"]
-            ]
-            r.problem = "; ".join(found)
-        for i in range(rounds):
-            t0 = time.perf_counter()
-            order = (base, new) if i % 2 == 0 else (new, base)
-            for r in rows:
-                for v in order if r.loops else ():
-                    seconds = v.sample(r.name, r.loops)
-                    (r.base if v is base else r.new).append(seconds)
-            progress(f"  round {i + 1}/{rounds} ({time.perf_counter() - t0:.1f} s)")
-    threshold = args.threshold
-    clock = "wall-clock" if args.wall else "CPU"
-    print(f"- {base.label} (jsonsnap from {base.hello['jsonsnap']})")
-    print(f"- {new.label} (jsonsnap from {new.hello['jsonsnap']})")
-    print(
-        f"- {base.hello['python']}, {os.cpu_count()} cores; {rounds} rounds, interleaved; "
-        f"{clock} time per call, each sample looped to >= {args.sample:g} s; "
-        f"verdict: new/base of the best samples <= {threshold:g}"
-    )
-    print()
-    print(table(rows, threshold))
-    wrong = [r for r in rows if r.problem]
-    for r in wrong:
-        print(f"\nWRONG {r.name}: {r.problem}")
-    paired = [p for r in rows for p in r.paired] or [math.nan]
-    print(
-        f"\nall paired ratios: median {statistics.median(paired):.3f}, "
-        f"range {min(paired):.3f}-{max(paired):.3f}; "
-        f"whole run {time.perf_counter() - started:.0f} s"
-    )
+        rows = prepare(base, new, args, groups)
+        take_rounds(base, new, rows, rounds)
+    report(base, new, rows, args, rounds, started)
     if args.json is not None:
-        data = {
-            "base": {"label": base.label, **base.hello},
-            "new": {"label": new.label, **new.hello},
-            "rounds": rounds,
-            "clock": clock,
-            "threshold": threshold,
-            "rows": [
-                {
-                    "name": r.name,
-                    "loops": r.loops,
-                    "base": r.base,
-                    "new": r.new,
-                    "problem": r.problem,
-                }
-                for r in rows
-            ],
-        }
-        args.json.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
-    failed = wrong or [r for r in rows if r.base and r.ratio_min > threshold]
+        write_json(args.json, base, new, rows, args, rounds)
+    failed = [r for r in rows if r.problem or (r.base and r.ratio_min > args.threshold)]
     return 1 if failed and not args.no_fail else 0
 
 

@@ -9,20 +9,17 @@ the timed part (:attr:`Edge.act`) is what a user's code would do with it; :attr:
 checks the outcome once per size. The growth exponent from ``N`` to ``4N`` is measured by
 ``hostile.measure`` exactly as for the parser's own hostile documents.
 
-:func:`memory` gives the memory figures of collect mode: what ``n`` kept violations hold.
+The memory figures of collect mode (what ``n`` kept violations hold) are ``collect_memory.py``'s.
 """
 
 from __future__ import annotations
 
 import contextlib
-import dataclasses
-import gc
 import json
-import tracemalloc
 from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import Any, Final
 
 import jsonsnap
 
@@ -86,21 +83,21 @@ def _value_or_refused(expected: Any) -> Callable[[int, Any], str | None]:
     return expect
 
 
-def _fed(schema: Any, fragments: list[str], **options: Any) -> jsonsnap.Parser:
+def fed(schema: Any, fragments: list[str], **options: Any) -> jsonsnap.Parser:
     p = jsonsnap.Parser(schema=schema, **options)
     for fragment in fragments:
         p.feed(fragment)
     return p
 
 
-def _chunks(text: str, size: int = 16) -> list[str]:
+def pieces(text: str, size: int = 16) -> list[str]:
     return [text[i : i + size] for i in range(0, len(text), size)]
 
 
 def _enum(n: int) -> tuple[dict[str, Any], list[str]]:
     values = [f"value-{i:07d}" for i in range(n)]
     picks = [values[(i * 7919) % n] for i in range(n)]
-    return {"type": "array", "items": {"enum": values}}, _chunks(json.dumps(picks))
+    return {"type": "array", "items": {"enum": values}}, pieces(json.dumps(picks))
 
 
 def _closed(n: int) -> tuple[dict[str, Any], list[str]]:
@@ -111,7 +108,7 @@ def _closed(n: int) -> tuple[dict[str, Any], list[str]]:
         "additionalProperties": False,
     }
     doc = {names[(i * 7919) % n]: i for i in range(n)}
-    return schema, _chunks(json.dumps(doc))
+    return schema, pieces(json.dumps(doc))
 
 
 def _count(expected: Callable[[int], int]) -> Callable[[int, Any], str | None]:
@@ -125,7 +122,7 @@ def _count(expected: Callable[[int], int]) -> Callable[[int, Any], str | None]:
 
 def _feed_len(args: tuple[Any, list[str]]) -> int:
     schema, fragments = args
-    p = _fed(schema, fragments)
+    p = fed(schema, fragments)
     return len(p.close())
 
 
@@ -168,22 +165,22 @@ UNIQUE_EACH_LEVEL: dict[str, Any] = {
 }
 
 
-def _violations_one_feed(n: int) -> tuple[dict[str, Any], list[str]]:
+def violations_one_feed(n: int) -> tuple[dict[str, Any], list[str]]:
     return {"type": "array", "items": {"type": "integer"}}, [json.dumps(["x"] * n)]
 
 
-def _violation_per_level(n: int) -> tuple[dict[str, Any], list[str]]:
-    return EACH_LEVEL, _chunks('["x", ' * n + "[]" + "]" * n)
+def violation_per_level(n: int) -> tuple[dict[str, Any], list[str]]:
+    return EACH_LEVEL, pieces('["x", ' * n + "[]" + "]" * n)
 
 
 def _unique_per_level(n: int) -> tuple[dict[str, Any], list[str]]:
-    return UNIQUE_EACH_LEVEL, _chunks("[" * n + "]" * n)
+    return UNIQUE_EACH_LEVEL, pieces("[" * n + "]" * n)
 
 
 def _collect(args: tuple[dict[str, Any], list[str]]) -> int:
     """Found in collect mode: the violations kept plus those counted and dropped."""
     schema, fragments = args
-    p = _fed(schema, fragments, on_violation="collect", max_depth=None)
+    p = fed(schema, fragments, on_violation="collect", max_depth=None)
     with contextlib.suppress(jsonsnap.SchemaError):
         p.close()
     return len(p.violations) + p.violations_dropped
@@ -191,7 +188,7 @@ def _collect(args: tuple[dict[str, Any], list[str]]) -> int:
 
 def _checked_depth(args: tuple[dict[str, Any], list[str]]) -> int:
     schema, fragments = args
-    value = _fed(schema, fragments, max_depth=None).close()
+    value = fed(schema, fragments, max_depth=None).close()
     depth = 0
     while value:
         value = value[0]
@@ -211,7 +208,7 @@ class Record:
 
 def _records(n: int) -> list[str]:
     items = [{"id": i, "name": f"record {i}", "tags": ["a", "b"]} for i in range(n)]
-    return _chunks(json.dumps(items), 24)
+    return pieces(json.dumps(items), 24)
 
 
 def _view_each(fragments: list[str]) -> int:
@@ -227,7 +224,7 @@ def _structured_view(n: int) -> list[bytes]:
     SSE event per 24 characters of it."""
     answer = json.dumps({"records": [{"id": i, "name": f"r{i}", "tags": ["a"]} for i in range(n)]})
     events = []
-    for piece in _chunks(answer, 24):
+    for piece in pieces(answer, 24):
         chunk = {
             "id": "c",
             "object": "chat.completion.chunk",
@@ -306,7 +303,7 @@ def _vercel_input(n: int) -> list[bytes]:
     ]
     chunks.extend(
         {"type": "tool-input-delta", "toolCallId": "c", "inputTextDelta": piece}
-        for piece in _chunks(text, 64)
+        for piece in pieces(text, 64)
     )
     chunks.append({"type": "finish"})
     body = [f"data: {json.dumps(c)}\n\n".encode() for c in chunks]
@@ -322,148 +319,152 @@ def _vercel_read(body: list[bytes]) -> int:
     return len(acc.tool_calls()[0].raw)
 
 
+#: Every workload at the edges.
+EDGES: Final[tuple[Edge, ...]] = (
+    Edge(
+        "schema/ref-doubling",
+        "`loads('1')` against n `$defs`, each an `anyOf` of two `$ref`s to the one before "
+        "(2^n alternatives if expanded naively)",
+        lambda n: doubling_refs(n),
+        lambda schema: _loads_checked(schema, "1"),
+        _value_or_refused(1),
+        2_000,
+        "levels",
+    ),
+    Edge(
+        "schema/ref-doubling-allOf",
+        "the same with `allOf`",
+        lambda n: doubling_refs(n, "allOf"),
+        lambda schema: _loads_checked(schema, "1"),
+        _value_or_refused(1),
+        2_000,
+        "levels",
+    ),
+    Edge(
+        "schema/pattern",
+        'a string of n `a`s and a `!` against `"pattern": "^(a+)+$"` (nested quantifiers), '
+        "16 chars per `feed()`",
+        lambda n: pieces(json.dumps("a" * n + "!")),
+        lambda fragments: _loads_checked({"pattern": "^(a+)+$"}, "".join(fragments)),
+        lambda n, out: (
+            None
+            if out in ("SchemaError", "SchemaDefinitionError")
+            else f"{out!r}: the string does not match"
+        ),
+        200_000,
+        "chars",
+    ),
+    Edge(
+        "schema/deep",
+        "`loads('1')` against a schema n levels deep (`items` in `items`...)",
+        lambda n: _deep_schema(n),
+        lambda schema: _loads_checked(schema, "1"),
+        _value_or_refused(1),
+        20_000,
+        "levels",
+    ),
+    Edge(
+        "schema/enum",
+        "n strings, each one of an n-value `enum` (16 chars per `feed()`)",
+        _enum,
+        _feed_len,
+        _count(lambda n: n),
+        5_000,
+        "strings",
+    ),
+    Edge(
+        "schema/closed",
+        "an object of n keys, closed (`additionalProperties: false`) over n properties "
+        "(16 chars per `feed()`)",
+        _closed,
+        _feed_len,
+        _count(lambda n: n),
+        5_000,
+        "keys",
+    ),
+    Edge(
+        "schema/huge-numbers",
+        "n documents `[1e9]`, `[1e99]`, ... (up to 18 nines), `parse_float=Decimal`, against "
+        "`type: integer` (each is one: valid) and `multipleOf: 3` (none is: refused)",
+        _huge_numbers,
+        _decide_huge,
+        _count(lambda n: n),
+        2_000,
+        "numbers",
+    ),
+    Edge(
+        "collect/one-feed",
+        "an array of n strings where integers are expected, in one `feed()`, "
+        "`on_violation='collect'`",
+        violations_one_feed,
+        _collect,
+        _count(lambda n: n),
+        20_000,
+        "violations",
+    ),
+    Edge(
+        "collect/each-level",
+        "n nested arrays, a violation at each level, `on_violation='collect'` "
+        "(16 chars per `feed()`)",
+        violation_per_level,
+        _collect,
+        _count(lambda n: n),
+        2_000,
+        "levels",
+    ),
+    Edge(
+        "collect/unique-each-level",
+        "n nested arrays, `uniqueItems` at every level (16 chars per `feed()`)",
+        _unique_per_level,
+        _checked_depth,
+        _count(lambda n: n),
+        8_000,
+        "levels",
+    ),
+    Edge(
+        "view/records",
+        "an array of n records (`list[Record]`, a dataclass), 24 chars per `feed()`, "
+        "`view()` after each",
+        _records,
+        _view_each,
+        _count(lambda n: n),
+        1_000,
+        "records",
+    ),
+    Edge(
+        "view/structured",
+        "a Chat Completions structured output of n records, an event per 24 chars, "
+        "`update.structured.view()` after each (the README's loop)",
+        _structured_view,
+        _structured_each,
+        _count(lambda n: n),
+        1_000,
+        "records",
+    ),
+    Edge(
+        "gemini/json-path",
+        "a Vertex streamed argument at a jsonPath of n segments, its value in 64 pieces",
+        _gemini_path,
+        _gemini_depth,
+        _count(lambda n: n),
+        4_000,
+        "segments",
+    ),
+    Edge(
+        "vercel/tool-input",
+        "a UI message stream with one tool input of n bytes in 64-char deltas",
+        _vercel_input,
+        _vercel_read,
+        lambda n, out: None if out == len(json.dumps({"content": "y" * n})) else f"{out!r}",
+        1_000_000,
+        "bytes",
+    ),
+)
+
+
 def edges() -> list[Edge]:
     """Every workload at the edges."""
-    return [
-        Edge(
-            "schema/ref-doubling",
-            "`loads('1')` against n `$defs`, each an `anyOf` of two `$ref`s to the one before "
-            "(2^n alternatives if expanded naively)",
-            lambda n: doubling_refs(n),
-            lambda schema: _loads_checked(schema, "1"),
-            _value_or_refused(1),
-            2_000,
-            "levels",
-        ),
-        Edge(
-            "schema/ref-doubling-allOf",
-            "the same with `allOf`",
-            lambda n: doubling_refs(n, "allOf"),
-            lambda schema: _loads_checked(schema, "1"),
-            _value_or_refused(1),
-            2_000,
-            "levels",
-        ),
-        Edge(
-            "schema/pattern",
-            'a string of n `a`s and a `!` against `"pattern": "^(a+)+$"` (nested quantifiers), '
-            "16 chars per `feed()`",
-            lambda n: _chunks(json.dumps("a" * n + "!")),
-            lambda fragments: _loads_checked({"pattern": "^(a+)+$"}, "".join(fragments)),
-            lambda n, out: (
-                None
-                if out in ("SchemaError", "SchemaDefinitionError")
-                else f"{out!r}: the string does not match"
-            ),
-            200_000,
-            "chars",
-        ),
-        Edge(
-            "schema/deep",
-            "`loads('1')` against a schema n levels deep (`items` in `items`...)",
-            lambda n: _deep_schema(n),
-            lambda schema: _loads_checked(schema, "1"),
-            _value_or_refused(1),
-            20_000,
-            "levels",
-        ),
-        Edge(
-            "schema/enum",
-            "n strings, each one of an n-value `enum` (16 chars per `feed()`)",
-            _enum,
-            _feed_len,
-            _count(lambda n: n),
-            5_000,
-            "strings",
-        ),
-        Edge(
-            "schema/closed",
-            "an object of n keys, closed (`additionalProperties: false`) over n properties "
-            "(16 chars per `feed()`)",
-            _closed,
-            _feed_len,
-            _count(lambda n: n),
-            5_000,
-            "keys",
-        ),
-        Edge(
-            "schema/huge-numbers",
-            "n documents `[1e9]`, `[1e99]`, ... (up to 18 nines), `parse_float=Decimal`, against "
-            "`type: integer` (each is one: valid) and `multipleOf: 3` (none is: refused)",
-            _huge_numbers,
-            _decide_huge,
-            _count(lambda n: n),
-            2_000,
-            "numbers",
-        ),
-        Edge(
-            "collect/one-feed",
-            "an array of n strings where integers are expected, in one `feed()`, "
-            "`on_violation='collect'`",
-            _violations_one_feed,
-            _collect,
-            _count(lambda n: n),
-            20_000,
-            "violations",
-        ),
-        Edge(
-            "collect/each-level",
-            "n nested arrays, a violation at each level, `on_violation='collect'` "
-            "(16 chars per `feed()`)",
-            _violation_per_level,
-            _collect,
-            _count(lambda n: n),
-            2_000,
-            "levels",
-        ),
-        Edge(
-            "collect/unique-each-level",
-            "n nested arrays, `uniqueItems` at every level (16 chars per `feed()`)",
-            _unique_per_level,
-            _checked_depth,
-            _count(lambda n: n),
-            8_000,
-            "levels",
-        ),
-        Edge(
-            "view/records",
-            "an array of n records (`list[Record]`, a dataclass), 24 chars per `feed()`, "
-            "`view()` after each",
-            _records,
-            _view_each,
-            _count(lambda n: n),
-            1_000,
-            "records",
-        ),
-        Edge(
-            "view/structured",
-            "a Chat Completions structured output of n records, an event per 24 chars, "
-            "`update.structured.view()` after each (the README's loop)",
-            _structured_view,
-            _structured_each,
-            _count(lambda n: n),
-            1_000,
-            "records",
-        ),
-        Edge(
-            "gemini/json-path",
-            "a Vertex streamed argument at a jsonPath of n segments, its value in 64 pieces",
-            _gemini_path,
-            _gemini_depth,
-            _count(lambda n: n),
-            4_000,
-            "segments",
-        ),
-        Edge(
-            "vercel/tool-input",
-            "a UI message stream with one tool input of n bytes in 64-char deltas",
-            _vercel_input,
-            _vercel_read,
-            lambda n, out: None if out == len(json.dumps({"content": "y" * n})) else f"{out!r}",
-            1_000_000,
-            "bytes",
-        ),
-    ]
+    return list(EDGES)
 
 
 def _deep_schema(n: int) -> dict[str, Any]:
@@ -471,82 +472,3 @@ def _deep_schema(n: int) -> dict[str, Any]:
     for _ in range(n):
         schema = {"items": schema}
     return schema
-
-
-def quick(edge: Edge, divisor: int) -> Edge:
-    return dataclasses.replace(edge, n=max(16, edge.n // divisor))
-
-
-# --------------------------------------------------------------------------- memory
-
-
-@dataclass
-class Memory:
-    """What the violations kept in collect mode hold."""
-
-    case: str
-    violations: int
-    kept: int
-    dropped: int
-    retained: int
-    """Bytes still allocated after the run, the parser alive (tracemalloc)."""
-    peak: int
-    document: int
-    """Characters of the document."""
-
-
-#: The documents of :func:`memory`: n violations side by side, and one at each of n levels.
-MEMORY_CASES: dict[str, Callable[[int], tuple[dict[str, Any], list[str]]]] = {
-    "one-feed": _violations_one_feed,
-    "each-level": _violation_per_level,
-}
-
-
-def memory(case: str, n: int) -> Memory:
-    """Collect mode with ``n`` violations (``case``: an array of ``n`` strings where integers
-    are expected, or ``n`` nested arrays with one at each level), fed in 16-char fragments:
-    what the parser keeps, the value included."""
-    schema, fragments = MEMORY_CASES[case](n)
-    fragments = _chunks("".join(fragments))
-    gc.collect()
-    tracemalloc.start()
-    try:
-        p = _fed(schema, fragments, on_violation="collect", max_depth=None)
-        gc.collect()
-        retained, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    return Memory(
-        case,
-        n,
-        len(p.violations),
-        p.violations_dropped,
-        retained,
-        peak,
-        sum(len(f) for f in fragments),
-    )
-
-
-def memory_section(sizes: tuple[int, ...] = (1_000, 4_000, 16_000)) -> str:
-    """The section "Collect mode: memory": :func:`memory` of each case at each size."""
-    lines = [
-        "### Collect mode: memory",
-        "",
-        "What a parser in collect mode holds once it has read a document with n violations "
-        "(`benchmarks/edges.py`, tracemalloc, the parser and its value alive): n strings "
-        "where integers are expected (`one-feed`), or one violation at each of n nested "
-        "levels (`each-level`). It keeps the first 1,000 violations (fewer when their paths "
-        "add up to 100,000 steps) and counts the others (`violations_dropped`).",
-        "",
-        "| case | violations | kept | dropped | document | retained | peak | retained per char |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|",
-    ]
-    for case in MEMORY_CASES:
-        for n in sizes:
-            m = memory(case, n)
-            lines.append(
-                f"| {case} | {m.violations:,} | {m.kept:,} | {m.dropped:,} "
-                f"| {m.document:,} chars | {m.retained / 1e6:.2f} MB | {m.peak / 1e6:.2f} MB "
-                f"| {m.retained / max(1, m.document):,.0f} B |"
-            )
-    return "\n".join(lines) + "\n"

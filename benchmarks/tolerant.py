@@ -21,7 +21,7 @@ measured again with twice the rounds).
 
 Last, at B 10 KB and 100 KB, valid and spoiled, json_repair is run as its users run it on a
 stream, ``repair_json(buffer_so_far, return_objects=True)`` after every fragment. It re-parses
-the buffer, so its time grows quadratically: as in ``run.py`` (whose functions do it), it is
+the buffer, so its time grows quadratically: as in ``run.py`` (``measuring.py``), it is
 probed, its total projected, and skipped (the projection shown with ``~``) past the budget.
 ``run.py`` includes this as group ``R``.
 """
@@ -30,11 +30,9 @@ from __future__ import annotations
 
 import argparse
 import functools
-import gc
 import itertools
 import json
 import math
-import random
 import sys
 import time
 from collections import Counter
@@ -44,9 +42,11 @@ from typing import Any
 
 import jsonsnap
 import peers as peers_module
-import run as run_module  # run.py imports this module too: only functions are used across
 import workloads as workloads_module
-from workloads import Workload
+from formatting import cell_text, fmt_ratio, fmt_time
+from measuring import Rounds, Settings, diff, measure_cell
+from projection import Prefixes, exponent
+from workloads import Workload, spoiled
 
 clock = time.perf_counter
 
@@ -58,42 +58,6 @@ UNTARGETED = ("B 1 MB",)
 """Workloads measured for the growth only: their ratio is shown, not checked."""
 VERSUS = ("B 10 KB", "B 100 KB")
 """The workloads where json_repair is run (valid and spoiled)."""
-SAMPLE = 0.05
-"""A fast stream is looped until one sample lasts at least this many seconds."""
-
-
-# --------------------------------------------------------------------------- documents
-
-
-_SINGLE_QUOTED = str.maketrans(
-    {"\\": "\\\\", "'": "\\'", **{chr(i): f"\\u{i:04x}" for i in range(32) if i != 10}}
-)
-
-
-def spoiled_text(value: dict[str, Any]) -> str:
-    """``value`` (an object of strings) written as a lenient writer might: single-quoted keys
-    and strings (a ``"`` inside is a plain character), a ``// comment`` line, a trailing comma
-    after the last member, and newlines inside strings left raw (other control characters are
-    escaped)."""
-    members = "".join(
-        f"  '{key.translate(_SINGLE_QUOTED)}': '{text.translate(_SINGLE_QUOTED)}',\n"
-        for key, text in value.items()
-    )
-    return "{\n  // the file to write\n" + members + "}\n"
-
-
-def spoiled(wl: Workload) -> Workload:
-    """The document of a B workload spoiled (:func:`spoiled_text`), cut as B is cut."""
-    text = spoiled_text(json.loads(wl.text))
-    rng = random.Random(f"{workloads_module.SEED}-{wl.name}-spoiled-cut")
-    return Workload(
-        name=f"{wl.name} spoiled",
-        group=wl.group,
-        description=f"{wl.description}, single quotes, a comment, a trailing comma, raw newlines",
-        text=text,
-        fragments=workloads_module.split_random(text, rng, 16, 64),
-        fragment_sizes=wl.fragment_sizes,
-    )
 
 
 # --------------------------------------------------------------------------- measuring
@@ -141,15 +105,12 @@ class Growth:
         if len(self.points) < 2:
             return None
         (n1, t1), (n2, t2) = self.points[0], self.points[-1]
-        return math.log(t2 / t1) / math.log(n2 / n1)
+        return exponent(n1, t1, n2, t2)
 
     @property
     def steps(self) -> list[float]:
         """The exponent from each size to the next."""
-        return [
-            math.log(t2 / t1) / math.log(n2 / n1)
-            for (n1, t1), (n2, t2) in itertools.pairwise(self.points)
-        ]
+        return [exponent(n1, t1, n2, t2) for (n1, t1), (n2, t2) in itertools.pairwise(self.points)]
 
     @property
     def passed(self) -> bool | None:
@@ -220,49 +181,11 @@ def checked(name: str, fragments: Sequence[str], repair: bool, expected: Any) ->
     for fragment in fragments:
         parser.feed(fragment)
         parser.snapshot()
-    problem = run_module.diff(expected, parser.close())
+    problem = diff(expected, parser.close())
     if problem is not None:
         mode = "tolerant" if repair else "strict"
         raise AssertionError(f"{name} ({mode}): the final value differs: {problem}")
     return [r.kind for r in parser.repairs] if repair else []
-
-
-def _loops(func: Callable[[], object]) -> int:
-    """How many calls make a sample of at least :data:`SAMPLE` seconds (one call warms up)."""
-    gc.collect()
-    start = clock()
-    func()
-    return max(1, math.ceil(SAMPLE / max(clock() - start, 1e-7)))
-
-
-def _timed(func: Callable[[], object], loops: int) -> float:
-    """Seconds per call over ``loops`` calls."""
-    gc.collect()
-    start = clock()
-    for _ in range(loops):
-        func()
-    return (clock() - start) / loops
-
-
-class _Runs:
-    """The functions timed on one workload (strict, tolerant, ``json.loads``, and tolerant on
-    the spoiled text for B), and the best time of each so far."""
-
-    def __init__(self, runs: list[Callable[[], object]]) -> None:
-        self.runs = runs
-        self.loops = [_loops(run) for run in runs]
-        self.best = [math.inf] * len(runs)
-
-    def take(self, rounds: int) -> None:
-        """``rounds`` more rounds, each timing every function in turn."""
-        for _ in range(rounds):
-            for i, run in enumerate(self.runs):
-                self.best[i] = min(self.best[i], _timed(run, self.loops[i]))
-
-    def fill(self, row: Row) -> None:
-        row.strict, row.tolerant, row.loads = self.best[:3]
-        if len(self.best) > 3:
-            row.spoiled = self.best[3]
 
 
 def _growth(b_rows: list[Row], again: bool) -> list[Growth]:
@@ -278,6 +201,67 @@ def _growth(b_rows: list[Row], again: bool) -> list[Growth]:
     ]
 
 
+class _Workload:
+    """One workload being measured: its runs (strict, tolerant, ``json.loads``, and tolerant on
+    the spoiled text for B) and its row."""
+
+    def __init__(self, wl: Workload, first: bool) -> None:
+        """Check the values (the repairs recorded on the spoiled text are counted when
+        ``first``), then make the runs."""
+        self.wl = wl
+        expected = json.loads(wl.text)
+        checked(wl.name, wl.fragments, False, expected)
+        found = checked(wl.name, wl.fragments, True, expected)
+        if found:
+            raise AssertionError(f"{wl.name}: repairs recorded on valid JSON: {found[:5]}")
+        runs: list[Callable[[], object]] = [
+            functools.partial(stream, wl.fragments, False),
+            functools.partial(stream, wl.fragments, True),
+            functools.partial(json.loads, wl.text),
+        ]
+        self.spoiled: Workload | None = None
+        self.repairs: list[str] = []
+        if wl.group == "B":
+            bad = self.spoiled = spoiled(wl)
+            if first:  # once: the tolerant value of the spoiled text is the clean one
+                problem = diff(expected, jsonsnap.loads(bad.text, repair=True))
+                if problem is not None:
+                    raise AssertionError(f"{bad.name}: jsonsnap.loads(repair=True): {problem}")
+            self.repairs = checked(bad.name, bad.fragments, True, expected)
+            runs.append(functools.partial(stream, bad.fragments, True))
+        self.timing = Rounds(runs)
+        limit = None if wl.name in UNTARGETED else LIMIT
+        self.row = Row(wl.name, wl.size, math.inf, math.inf, math.inf, limit)
+        if self.spoiled is not None:
+            self.row.spoiled_size = self.spoiled.size
+
+    def take(self, rounds: int, again: bool = False) -> None:
+        """``rounds`` more rounds; the row shows the best of all (``again``: says so)."""
+        self.timing.take(rounds)
+        row = self.row
+        row.strict, row.tolerant, row.loads = self.timing.best[:3]
+        if len(self.timing.best) > 3:
+            row.spoiled = self.timing.best[3]
+        self.row.again = self.row.again or again
+
+    def measure(self, rounds: int, progress: Callable[[str], None]) -> Row:
+        """The interleaved rounds, again with twice as many when the ratio is over its limit
+        (a burst of load elsewhere can put it there)."""
+        row = self.row
+        self.take(rounds)
+        if not row.passed:
+            progress(f"  {row.workload}: {row.ratio:.2f}x, measured again ({2 * rounds} rounds)")
+            self.take(2 * rounds, again=True)
+        shown = ""
+        if row.spoiled is not None:
+            shown = f", tolerant on the spoiled text {fmt_time(row.spoiled)}"
+        progress(
+            f"  {row.workload}: strict {fmt_time(row.strict)}, tolerant "
+            f"{fmt_time(row.tolerant)} ({row.ratio:.2f}x){shown}"
+        )
+        return row
+
+
 def measure(
     quick: bool = False,
     rounds: int = 7,
@@ -289,112 +273,72 @@ def measure(
     """Measure each workload, strict and tolerant (and tolerant on the spoiled B) interleaved,
     ``rounds`` of each; then json_repair on B 10 KB and 100 KB (``versus``), with ``run.py``'s
     budget and probe (its defaults when ``None``)."""
-    built = workloads_module.build(quick=quick, groups="ABC")
-    rows: list[Row] = []
-    spoilt: dict[str, Workload] = {}
-    timings: dict[str, _Runs] = {}
-    repairs: dict[str, int] = {}
-    repaired = ""
-    for wl in built:
-        expected = json.loads(wl.text)
-        checked(wl.name, wl.fragments, False, expected)
-        found = checked(wl.name, wl.fragments, True, expected)
-        if found:
-            raise AssertionError(f"{wl.name}: repairs recorded on valid JSON: {found[:5]}")
-        fragments, text = wl.fragments, wl.text
-        runs: list[Callable[[], object]] = [
-            functools.partial(stream, fragments, False),
-            functools.partial(stream, fragments, True),
-            functools.partial(json.loads, text),
-        ]
-        bad: Workload | None = None
-        if wl.group == "B":
-            bad = spoilt[wl.name] = spoiled(wl)
-            if not repaired:  # once: the tolerant value of the spoiled text is the clean one
-                problem = run_module.diff(expected, jsonsnap.loads(bad.text, repair=True))
-                if problem is not None:
-                    raise AssertionError(f"{bad.name}: jsonsnap.loads(repair=True): {problem}")
-            kinds = checked(bad.name, bad.fragments, True, expected)
-            if not repaired:
-                repairs, repaired = dict(Counter(kinds)), bad.name
-            runs.append(functools.partial(stream, bad.fragments, True))
-        timing = timings[wl.name] = _Runs(runs)
-        limit = None if wl.name in UNTARGETED else LIMIT
-        timing.take(rounds)
-        row = Row(wl.name, wl.size, math.inf, math.inf, math.inf, limit)
-        if bad is not None:
-            row.spoiled_size = bad.size
-        timing.fill(row)
-        if not row.passed:
-            # Over the limit: a burst of load elsewhere can put it there; measure again.
-            progress(f"  {wl.name}: {row.ratio:.2f}x, measured again ({2 * rounds} rounds)")
-            timing.take(2 * rounds)
-            timing.fill(row)
-            row.again = True
-        shown = ""
-        if row.spoiled is not None:
-            shown = f", tolerant on the spoiled text {run_module.fmt_time(row.spoiled)}"
-        progress(
-            f"  {wl.name}: strict {run_module.fmt_time(row.strict)}, tolerant "
-            f"{run_module.fmt_time(row.tolerant)} ({row.ratio:.2f}x){shown}"
-        )
-        rows.append(row)
-
-    b_rows = sorted((r for r in rows if r.spoiled is not None), key=lambda r: r.size)
+    measured: list[_Workload] = []
+    for wl in workloads_module.build(quick=quick, groups="ABC"):
+        first = not any(m.spoiled for m in measured)
+        measured.append(_Workload(wl, first))
+        measured[-1].measure(rounds, progress)
+    on_b = sorted((m for m in measured if m.spoiled is not None), key=lambda m: m.row.size)
+    b_rows = [m.row for m in on_b]
     growth = _growth(b_rows, again=False)
     if any(g.passed is False for g in growth):
         progress(f"  growth over the limit: the B workloads measured again ({2 * rounds} rounds)")
-        for row in b_rows:
-            timings[row.workload].take(2 * rounds)
-            timings[row.workload].fill(row)
-            row.again = True
+        for m in on_b:
+            m.take(2 * rounds, again=True)
         growth = _growth(b_rows, again=True)
         progress("  growth: " + ", ".join(f"{g.document} {g.exponent:.3f}" for g in growth))
-
     against: list[Versus] = []
-    peer = peers_module.JsonRepair()
-    if versus and peer.available():
-        settings = run_module.Settings(
+    if versus and peers_module.JsonRepair().available():
+        settings = Settings(
             budget=budget if budget is not None else (2.0 if quick else 30.0),
             probe=probe if probe is not None else (0.25 if quick else 0.5),
             memory_limit=0.0,  # no traced run
             quick=quick,
         )
-        by_name = {w.name: w for w in built}
-        for row in b_rows:
-            if row.workload not in VERSUS:
-                continue
-            wl = by_name[row.workload]
-            expected = json.loads(wl.text)
-            assert row.spoiled is not None
-            for document, doc, tolerant in (
-                ("valid", wl, row.tolerant),
-                ("spoiled", spoilt[wl.name], row.spoiled),
-            ):
-                t0 = clock()
-                prefixes = run_module.Prefixes.of(doc.fragments)
-                cell = run_module.measure_cell(peer, doc, expected, prefixes, settings)
-                got = Versus(
-                    wl.name,
-                    document,
-                    tolerant,
-                    cell.status,
-                    cell.detail,
-                    cell.seconds,
-                    cell.projected,
-                    cell.correct,
-                    cell.correct_note,
-                )
-                if got.time is None:
-                    shown = f"{cell.status}: {cell.detail}"
-                else:
-                    shown = ("~" if got.is_projected else "") + run_module.fmt_time(got.time)
-                progress(
-                    f"  json_repair {wl.name} {document}: {shown} ({clock() - t0:.1f} s); "
-                    f"jsonsnap tolerant {run_module.fmt_time(tolerant)}"
-                )
-                against.append(got)
-    return Results(rows, growth, against, repairs, repaired)
+        for m in on_b:
+            if m.wl.name in VERSUS:
+                against += json_repair(m, settings, progress)
+    first_b = next((m for m in measured if m.spoiled is not None), None)
+    repairs = dict(Counter(first_b.repairs)) if first_b is not None else {}
+    repaired = first_b.spoiled.name if first_b is not None and first_b.spoiled else ""
+    return Results([m.row for m in measured], growth, against, repairs, repaired)
+
+
+def json_repair(m: _Workload, settings: Settings, progress: Callable[[str], None]) -> list[Versus]:
+    """json_repair on the valid and on the spoiled document of a B workload, as ``run.py``
+    measures a cell, beside jsonsnap tolerant's best time there."""
+    peer = peers_module.JsonRepair()
+    expected = json.loads(m.wl.text)
+    row = m.row
+    assert m.spoiled is not None and row.spoiled is not None
+    out: list[Versus] = []
+    for document, doc, tolerant in (
+        ("valid", m.wl, row.tolerant),
+        ("spoiled", m.spoiled, row.spoiled),
+    ):
+        t0 = clock()
+        cell = measure_cell(peer, doc, expected, Prefixes.of(doc.fragments), settings)
+        got = Versus(
+            m.wl.name,
+            document,
+            tolerant,
+            cell.status,
+            cell.detail,
+            cell.seconds,
+            cell.projected,
+            cell.correct,
+            cell.correct_note,
+        )
+        if got.time is None:
+            shown = f"{cell.status}: {cell.detail}"
+        else:
+            shown = ("~" if got.is_projected else "") + fmt_time(got.time)
+        progress(
+            f"  json_repair {m.wl.name} {document}: {shown} ({clock() - t0:.1f} s); "
+            f"jsonsnap tolerant {fmt_time(tolerant)}"
+        )
+        out.append(got)
+    return out
 
 
 # --------------------------------------------------------------------------- reporting
@@ -402,7 +346,6 @@ def measure(
 
 def section(results: Results) -> str:
     """The markdown section of docs/benchmarks.md."""
-    fmt_time, fmt_ratio = run_module.fmt_time, run_module.fmt_ratio
     lines = [
         "### Tolerant mode: the same stream strict and with `repair=True`",
         "",
@@ -433,63 +376,75 @@ def section(results: Results) -> str:
             "",
         ]
     if len(b_rows) >= 2:
-        head = " | ".join(r.workload for r in b_rows)
-        steps = " | ".join(
-            f"{a.workload.removeprefix('B ')} -> {b.workload.removeprefix('B ')}"
-            for a, b in itertools.pairwise(b_rows)
-        )
-        lines += [
-            "Growth: the time per size and the log-log slope of time against document size",
-            "(1 = linear, 2 = quadratic); the target is on the first size to the last.",
-            "",
-            f"| B | {head} | {steps} | exponent | target |",
-            "|---|" + "---:|" * (2 * len(b_rows) + 1),
-        ]
-
-        def growth_line(name: str, points: list[tuple[int, float]], target: str) -> str:
-            g = Growth(name, points, GROWTH_LIMIT)
-            e = g.exponent
-            return (
-                f"| {name} | "
-                + " | ".join(fmt_time(t) for _, t in points)
-                + " | "
-                + " | ".join(f"{s:.2f}" for s in g.steps)
-                + f" | {'—' if e is None else f'{e:.3f}'} | {target} |"
-            )
-
-        lines.append(growth_line("json.loads", [(r.size, r.loads) for r in b_rows], "—"))
-        lines.append(growth_line("strict", [(r.size, r.strict) for r in b_rows], "—"))
-        for g in results.growth:
-            word = {True: "PASS", False: "FAIL", None: "N/A"}[g.passed]
-            if g.again:
-                word += " (measured again)"
-            lines.append(growth_line(f"tolerant, {g.document}", g.points, f"<= {g.limit:g} {word}"))
-        lines.append("")
+        lines += _growth_lines(b_rows, results.growth)
     if results.versus:
-        lines += [
-            "json_repair as streams use it: `repair_json(buffer_so_far, return_objects=True)`",
-            "after every fragment (a re-parse: `~` marks a total projected from its first",
-            "fragments, past the budget), beside jsonsnap tolerant on the same fragments.",
-            "",
-            "| workload | document | json_repair | correct? | jsonsnap tolerant "
-            "| json_repair / jsonsnap |",
-            "|---|---|---:|---|---:|---:|",
-        ]
-        for v in results.versus:
-            if v.time is None:
-                total = f"{v.status}: {v.detail}"
-            else:
-                total = ("~" if v.is_projected else "") + fmt_time(v.time)
-            correct = "—" if v.correct is None else ("yes" if v.correct else "no")
-            if v.correct_note:
-                correct += f" ({v.correct_note})"
-            ratio = "—" if v.ratio is None else fmt_ratio(v.ratio, v.is_projected)
-            lines.append(
-                f"| {v.workload} | {v.document} | {run_module.cell_text(total)} | "
-                f"{run_module.cell_text(correct)} | {fmt_time(v.tolerant)} | **{ratio}** |"
-            )
-        lines.append("")
+        lines += _versus_lines(results.versus)
     return "\n".join(lines) + "\n"
+
+
+def _growth_line(name: str, points: list[tuple[int, float]], target: str) -> str:
+    g = Growth(name, points, GROWTH_LIMIT)
+    e = g.exponent
+    return (
+        f"| {name} | "
+        + " | ".join(fmt_time(t) for _, t in points)
+        + " | "
+        + " | ".join(f"{s:.2f}" for s in g.steps)
+        + f" | {'—' if e is None else f'{e:.3f}'} | {target} |"
+    )
+
+
+def _growth_lines(b_rows: list[Row], growth: list[Growth]) -> list[str]:
+    """The growth table: ``json.loads``, strict and tolerant (valid, spoiled) per B size."""
+    head = " | ".join(r.workload for r in b_rows)
+    steps = " | ".join(
+        f"{a.workload.removeprefix('B ')} -> {b.workload.removeprefix('B ')}"
+        for a, b in itertools.pairwise(b_rows)
+    )
+    lines = [
+        "Growth: the time per size and the log-log slope of time against document size",
+        "(1 = linear, 2 = quadratic); the target is on the first size to the last.",
+        "",
+        f"| B | {head} | {steps} | exponent | target |",
+        "|---|" + "---:|" * (2 * len(b_rows) + 1),
+        _growth_line("json.loads", [(r.size, r.loads) for r in b_rows], "—"),
+        _growth_line("strict", [(r.size, r.strict) for r in b_rows], "—"),
+    ]
+    for g in growth:
+        word = {True: "PASS", False: "FAIL", None: "N/A"}[g.passed]
+        if g.again:
+            word += " (measured again)"
+        lines.append(_growth_line(f"tolerant, {g.document}", g.points, f"<= {g.limit:g} {word}"))
+    lines.append("")
+    return lines
+
+
+def _versus_lines(versus: list[Versus]) -> list[str]:
+    """The table of json_repair beside jsonsnap tolerant."""
+    lines = [
+        "json_repair as streams use it: `repair_json(buffer_so_far, return_objects=True)`",
+        "after every fragment (a re-parse: `~` marks a total projected from its first",
+        "fragments, past the budget), beside jsonsnap tolerant on the same fragments.",
+        "",
+        "| workload | document | json_repair | correct? | jsonsnap tolerant "
+        "| json_repair / jsonsnap |",
+        "|---|---|---:|---|---:|---:|",
+    ]
+    for v in versus:
+        if v.time is None:
+            total = f"{v.status}: {v.detail}"
+        else:
+            total = ("~" if v.is_projected else "") + fmt_time(v.time)
+        correct = "—" if v.correct is None else ("yes" if v.correct else "no")
+        if v.correct_note:
+            correct += f" ({v.correct_note})"
+        ratio = "—" if v.ratio is None else fmt_ratio(v.ratio, v.is_projected)
+        lines.append(
+            f"| {v.workload} | {v.document} | {cell_text(total)} | "
+            f"{cell_text(correct)} | {fmt_time(v.tolerant)} | **{ratio}** |"
+        )
+    lines.append("")
+    return lines
 
 
 def summary(results: Results) -> tuple[bool, str]:

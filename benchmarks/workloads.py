@@ -24,7 +24,7 @@ from __future__ import annotations
 import itertools
 import json
 import random
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -234,6 +234,48 @@ def escapes(target_bytes: int, rng: random.Random) -> str:
     return json.dumps(doc, ensure_ascii=True)
 
 
+def truncated(text: str) -> str:
+    """``text`` cut in the middle of its content string, not inside an escape."""
+    pos = len(text) // 2
+    while text[pos - 1] == "\\" or "\\" in text[pos - 6 : pos]:
+        pos += 1
+    return text[:pos]
+
+
+# --------------------------------------------------------------------------- spoiled
+
+
+_SINGLE_QUOTED = str.maketrans(
+    {"\\": "\\\\", "'": "\\'", **{chr(i): f"\\u{i:04x}" for i in range(32) if i != 10}}
+)
+
+
+def spoiled_text(value: dict[str, Any]) -> str:
+    """``value`` (an object of strings) written as a lenient writer might: single-quoted keys
+    and strings (a ``"`` inside is a plain character), a ``// comment`` line, a trailing comma
+    after the last member, and newlines inside strings left raw (other control characters are
+    escaped)."""
+    members = "".join(
+        f"  '{key.translate(_SINGLE_QUOTED)}': '{text.translate(_SINGLE_QUOTED)}',\n"
+        for key, text in value.items()
+    )
+    return "{\n  // the file to write\n" + members + "}\n"
+
+
+def spoiled(wl: Workload) -> Workload:
+    """The document of a B workload spoiled (:func:`spoiled_text`), cut as B is cut."""
+    text = spoiled_text(json.loads(wl.text))
+    rng = random.Random(f"{SEED}-{wl.name}-spoiled-cut")
+    return Workload(
+        name=f"{wl.name} spoiled",
+        group=wl.group,
+        description=f"{wl.description}, single quotes, a comment, a trailing comma, raw newlines",
+        text=text,
+        fragments=split_random(text, rng, 16, 64),
+        fragment_sizes=wl.fragment_sizes,
+    )
+
+
 # --------------------------------------------------------------------------- the set
 
 
@@ -241,91 +283,88 @@ def _kb(size: int) -> str:
     return f"{size // 1_000_000} MB" if size >= 1_000_000 else f"{size // 1000} KB"
 
 
+def _rng(tag: str) -> random.Random:
+    return random.Random(f"{SEED}-{tag}")
+
+
+def _random_cuts(name: str, group: str, description: str, text: str, tag: str) -> Workload:
+    """A workload of ``text`` cut at random into 16-64 char fragments."""
+    fragments = split_random(text, _rng(f"{tag}-cut"), 16, 64)
+    return Workload(name, group, description, text, fragments, "16-64 chars")
+
+
+def _tool_call(quick: bool) -> list[Workload]:
+    text = tool_call(_rng("A"))
+    fragments = split_random(text, _rng("A-cut"), 5, 20)
+    description = "small write_file-like tool call argument"
+    return [Workload("A tool call", "A", description, text, fragments, "5-20 chars")]
+
+
+def _file_writes(quick: bool) -> list[Workload]:
+    return [
+        _random_cuts(
+            f"B {_kb(size)}",
+            "B",
+            f"file write, {size:,} chars of source-like content",
+            file_write(size, _rng(f"B{size}")),
+            f"B{size}",
+        )
+        for size in ((10_000,) if quick else (10_000, 100_000, 1_000_000))
+    ]
+
+
+def _records(quick: bool) -> list[Workload]:
+    return [
+        _random_cuts(
+            f"C {count:,}",
+            "C",
+            f"array of {count:,} small records",
+            records(count, _rng(f"C{count}")),
+            f"C{count}",
+        )
+        for count in ((2_000,) if quick else (2_000, 20_000))
+    ]
+
+
+def _deep(quick: bool) -> list[Workload]:
+    description = "objects and arrays alternating, nested 500 deep"
+    return [_random_cuts("D deep 500", "D", description, deep(500, _rng("D")), "D")]
+
+
+def _escapes(quick: bool) -> list[Workload]:
+    size = 10_000 if quick else 100_000
+    text = escapes(size, _rng(f"E{size}"))
+    description = "strings dense in \\uXXXX escapes and surrogate pairs"
+    fragments = split_cycle(text, range(1, 14))
+    return [
+        Workload(
+            f"E escapes {_kb(size)}", "E", description, text, fragments, "1..13 chars, cycling"
+        )
+    ]
+
+
+def _one_char(quick: bool) -> list[Workload]:
+    size = 10_000 if quick else 100_000
+    text = file_write(size, _rng(f"F{size}"))
+    description = f"file write, {size:,} chars of content, one character at a time"
+    return [Workload(f"F 1-char {_kb(size)}", "F", description, text, tuple(text), "1 char")]
+
+
+#: What makes each group's workloads (``quick``: only the small sizes).
+BUILDERS: dict[str, Callable[[bool], list[Workload]]] = {
+    "A": _tool_call,
+    "B": _file_writes,
+    "C": _records,
+    "D": _deep,
+    "E": _escapes,
+    "F": _one_char,
+}
+
+
 def build(quick: bool = False, groups: Iterable[str] = GROUPS) -> list[Workload]:
     """All workloads of the given groups (``quick``: only the small sizes)."""
     wanted = {g.upper() for g in groups}
-    out: list[Workload] = []
-
-    def rng(tag: str) -> random.Random:
-        return random.Random(f"{SEED}-{tag}")
-
-    if "A" in wanted:
-        text = tool_call(rng("A"))
-        out.append(
-            Workload(
-                name="A tool call",
-                group="A",
-                description="small write_file-like tool call argument",
-                text=text,
-                fragments=split_random(text, rng("A-cut"), 5, 20),
-                fragment_sizes="5-20 chars",
-            )
-        )
-    if "B" in wanted:
-        for size in (10_000,) if quick else (10_000, 100_000, 1_000_000):
-            text = file_write(size, rng(f"B{size}"))
-            out.append(
-                Workload(
-                    name=f"B {_kb(size)}",
-                    group="B",
-                    description=f"file write, {size:,} chars of source-like content",
-                    text=text,
-                    fragments=split_random(text, rng(f"B{size}-cut"), 16, 64),
-                    fragment_sizes="16-64 chars",
-                )
-            )
-    if "C" in wanted:
-        for count in (2_000,) if quick else (2_000, 20_000):
-            text = records(count, rng(f"C{count}"))
-            out.append(
-                Workload(
-                    name=f"C {count:,}",
-                    group="C",
-                    description=f"array of {count:,} small records",
-                    text=text,
-                    fragments=split_random(text, rng(f"C{count}-cut"), 16, 64),
-                    fragment_sizes="16-64 chars",
-                )
-            )
-    if "D" in wanted:
-        text = deep(500, rng("D"))
-        out.append(
-            Workload(
-                name="D deep 500",
-                group="D",
-                description="objects and arrays alternating, nested 500 deep",
-                text=text,
-                fragments=split_random(text, rng("D-cut"), 16, 64),
-                fragment_sizes="16-64 chars",
-            )
-        )
-    if "E" in wanted:
-        size = 10_000 if quick else 100_000
-        text = escapes(size, rng(f"E{size}"))
-        out.append(
-            Workload(
-                name=f"E escapes {_kb(size)}",
-                group="E",
-                description="strings dense in \\uXXXX escapes and surrogate pairs",
-                text=text,
-                fragments=split_cycle(text, range(1, 14)),
-                fragment_sizes="1..13 chars, cycling",
-            )
-        )
-    if "F" in wanted:
-        size = 10_000 if quick else 100_000
-        text = file_write(size, rng(f"F{size}"))
-        out.append(
-            Workload(
-                name=f"F 1-char {_kb(size)}",
-                group="F",
-                description=f"file write, {size:,} chars of content, one character at a time",
-                text=text,
-                fragments=tuple(text),
-                fragment_sizes="1 char",
-            )
-        )
-    return out
+    return [wl for group in GROUPS if group in wanted for wl in BUILDERS[group](quick)]
 
 
 if __name__ == "__main__":
