@@ -272,3 +272,28 @@ def test_describe_says_what_both_descriptions_said_of_any_value(value: Any) -> N
     assert describe(value) == describe_for_errors(value)
     assert describe(value, as_json=True) == describe_for_schemas(value)
     assert describe(value, as_json=True, limit=30) == describe_for_schemas(value, 30)
+
+
+#: What ``describe`` says, in each style: (value, as Python sees it, as JSON holds it, cut to 10).
+DESCRIPTIONS: list[tuple[Any, str, str, str]] = [
+    ("x" * 41, "'" + "x" * 40 + "'...", "'" + "x" * 41 + "'", "'xxxxxx..."),
+    (None, "None", "null", "null"),
+    (True, "True", "true", "true"),
+    (2**65, "a very large int", "36893488147419103232", "3689348..."),
+    (2**10_001, "a very large int", "an integer of 10002 bits", "an inte..."),
+    (1.5, "1.5", "1.5", "1.5"),
+    (Color.RED, "<Color.RED: 1>", "<Color.RED: 1>", "<Color...."),
+    (int, "the class int", "<class 'int'>", "<class ..."),
+    (b"bytes", "a bytes", "b'bytes'", "b'bytes'"),
+    (frozenset(), "a frozenset", "a frozenset", "a frozenset"),
+    ((1, 2), "a tuple", "an array", "an array"),
+    (OrderedDict(), "an OrderedDict", "an object", "an object"),
+    (Exception("boom"), "an Exception", "Exception('boom')", "Excepti..."),
+]
+
+
+@pytest.mark.parametrize(("value", "python", "as_json", "cut"), DESCRIPTIONS, ids=repr)
+def test_describe_in_both_styles(value: Any, python: str, as_json: str, cut: str) -> None:
+    assert describe(value) == python
+    assert describe(value, as_json=True) == as_json
+    assert describe(value, as_json=True, limit=10) == cut
