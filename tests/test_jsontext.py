@@ -260,7 +260,7 @@ ODD_VALUES = [
 ]
 
 
-@pytest.mark.parametrize("value", ODD_VALUES, ids=repr)
+@pytest.mark.parametrize("value", ODD_VALUES, ids=lambda value: type(value).__name__)
 def test_describe_says_what_both_descriptions_said(value: Any) -> None:
     assert describe(value) == describe_for_errors(value)
     assert describe(value, as_json=True) == describe_for_schemas(value)
@@ -292,7 +292,9 @@ DESCRIPTIONS: list[tuple[Any, str, str, str]] = [
 ]
 
 
-@pytest.mark.parametrize(("value", "python", "as_json", "cut"), DESCRIPTIONS, ids=repr)
+@pytest.mark.parametrize(
+    ("value", "python", "as_json", "cut"), DESCRIPTIONS, ids=[row[1] for row in DESCRIPTIONS]
+)
 def test_describe_in_both_styles(value: Any, python: str, as_json: str, cut: str) -> None:
     assert describe(value) == python
     assert describe(value, as_json=True) == as_json
