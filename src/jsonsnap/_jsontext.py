@@ -14,8 +14,9 @@ thousand levels). What differs between its callers is a parameter, not another w
   caller wants;
 - the exceptions for an object key that is not a string and for a container inside itself.
 
-Strings, mappings, lists and tuples (subclasses included) are written as ``json.dumps`` writes
-them, non-ASCII kept. A container is written at each place it is held; a cycle is refused.
+Strings, dicts, lists and tuples (subclasses included) are written as ``json.dumps`` writes
+them, non-ASCII kept, and any other mapping as a dict of its items. A container is written at
+each place it is held; a cycle is refused.
 
 :func:`describe` names a value in an error message, in one of two styles: as Python sees it
 (``'abc'``, ``a list``, ``the class int``), or as a JSON document holds it (``null``,
