@@ -92,8 +92,8 @@ class ArgText:
         try:
             path = parse_json_path(raw)
         except ValueError as exc:
-            raise fail(f"a bad jsonPath {quoted(raw)}: {exc}") from None
-        named = quoted(raw)
+            raise fail(f"a bad jsonPath {_quoted(raw)}: {exc}") from None
+        named = _quoted(raw)
         given = [key for key in _VALUES if key in entry and entry[key] is not None]
         if "nullValue" in entry and entry["nullValue"] is None and not given:
             given = ["nullValue"]  # JSON's null is protobuf's NULL_VALUE too
@@ -262,7 +262,7 @@ class ArgText:
         return "".join("]" if frame.array else "}" for frame in reversed(self.frames))
 
 
-def quoted(path: str) -> str:
+def _quoted(path: str) -> str:
     return repr(path) if len(path) <= 120 else repr(path[:120]) + "..."
 
 
