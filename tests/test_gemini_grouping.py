@@ -29,8 +29,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from effort import examples
-from jsonsnap import gemini
-from jsonsnap.gemini import GenerateContentAccumulator
+from jsonsnap.gemini import GenerateContentAccumulator, _arguments, _path
 from jsonsnap.streams import StreamError, Update
 from test_gemini import ARGS, leaves, path_text, pieces_of
 from test_gemini_sdk import held, mine
@@ -260,8 +259,8 @@ def test_a_long_json_path_costs_its_length(monkeypatch: pytest.MonkeyPatch) -> N
         shown.append(real(*args))
         return shown[-1]
 
-    real = gemini._show
-    monkeypatch.setattr(gemini, "_show", counted)
+    real = _path.show
+    monkeypatch.setattr(_arguments, "show", counted)
     deep = "$" + ".a" * 2_000
     entries = [
         {"jsonPath": deep, "stringValue": "x"},

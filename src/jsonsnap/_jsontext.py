@@ -1,0 +1,219 @@
+"""JSON text written without recursion, and values described for error messages.
+
+:func:`json_text` is the package's one JSON writer: an explicit stack instead of recursion,
+so a value of any depth is written (``json.dumps`` raises ``RecursionError`` at about a
+thousand levels). What differs between its callers is a parameter, not another writer:
+
+- the separators (``","`` and ``":"``, or ``", "`` and ``": "``);
+- whether lone surrogates are escaped as ``\\uXXXX`` (so that the text encodes to UTF-8 and a
+  pair split over two strings is joined by whoever parses it) or kept as they are, as
+  ``json.dumps(..., ensure_ascii=False)`` keeps them;
+- how numbers are written: as ``json.dumps`` writes them, with a text for NaN and the
+  infinities if one is given (else they are refused), or by a function of the caller's
+  (``number``), which also raises for every other value it refuses, with the exception the
+  caller wants;
+- the exceptions for an object key that is not a string and for a container inside itself.
+
+Strings, dicts, lists and tuples (subclasses included) are written as ``json.dumps`` writes
+them, non-ASCII kept, and any other mapping as a dict of its items. A container is written at
+each place it is held; a cycle is refused.
+
+:func:`describe` names a value in an error message, in one of two styles: as Python sees it
+(``'abc'``, ``a list``, ``the class int``), or as a JSON document holds it (``null``,
+``an object``, ``an array``).
+
+This module imports nothing of the package's: every layer may use it.
+"""
+
+from __future__ import annotations
+
+import json.encoder
+import re
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any, Final
+
+__all__ = ["describe", "json_number", "json_string", "json_text"]
+
+#: A string's JSON text, non-ASCII kept (``json.dumps(text, ensure_ascii=False)``).
+_encode: Final[Callable[[str], str]] = json.encoder.encode_basestring
+_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+_INFINITY: Final = float("inf")
+#: What a container's iterator gives at its end.
+_END: Final[Any] = object()
+_CONTAINERS: Final = (Mapping, list, tuple)
+
+
+def _escape(match: re.Match[str]) -> str:
+    return f"\\u{ord(match[0]):04x}"
+
+
+def json_string(text: str) -> str:
+    """A string's JSON text (its quotes included), non-ASCII kept, lone surrogates escaped as
+    ``\\uXXXX``."""
+    quoted = _encode(text)
+    if _SURROGATE.search(quoted) is None:
+        return quoted
+    return _SURROGATE.sub(_escape, quoted)
+
+
+def json_number(value: Any, nan: str | None = None, infinity: str | None = None) -> str:
+    """A number's JSON text as ``json.dumps`` writes it: an int (``IntEnum`` included) in
+    decimal, a float as its ``repr``. A float that is not finite is written as ``nan``, as
+    ``infinity`` or ``"-" + infinity`` when they are given, else refused with ``ValueError``, as
+    is an int too long to write (``sys.get_int_max_str_digits``); ``TypeError`` for what is no
+    number."""
+    if isinstance(value, int):
+        return int.__repr__(value)
+    if isinstance(value, float):
+        if value - value == 0.0:  # finite (an infinity minus itself is NaN, as is NaN)
+            return float.__repr__(value)
+        if value != value:
+            text = nan
+        elif infinity is None:
+            text = None
+        else:
+            text = infinity if value > 0 else "-" + infinity
+        if text is None:
+            raise ValueError(f"{float.__repr__(value)} is not a JSON number")
+        return text
+    raise TypeError(f"{describe(value)} is not JSON")
+
+
+def _bad_key(key: Any) -> Exception:
+    return TypeError(f"an object key is {describe(key)}, not a string")
+
+
+def _cycle() -> Exception:
+    return ValueError("a container inside itself (a cycle) is not JSON")
+
+
+def json_text(
+    value: Any,
+    *,
+    comma: str = ",",
+    colon: str = ":",
+    surrogates: bool = True,
+    nan: str | None = None,
+    infinity: str | None = None,
+    number: Callable[[Any], str] | None = None,
+    bad_key: Callable[[Any], Exception] = _bad_key,
+    cycle: Callable[[], Exception] = _cycle,
+) -> str:
+    """``value`` as JSON text, written without recursion (any depth).
+
+    ``comma`` goes between items, ``colon`` between a key and its value. ``surrogates``:
+    lone surrogates written as ``\\uXXXX`` escapes (else kept). Numbers are written by
+    :func:`json_number` (with ``nan`` and ``infinity``), or, when ``number`` is given, by
+    ``number(item)``, called for each value that is not a string, ``None``, a boolean, a
+    mapping, a list or a tuple, which raises for one it refuses. ``bad_key(key)`` and
+    ``cycle()`` make the exception raised for a key that is not a string (``TypeError`` by
+    default) and for a container inside itself (``ValueError``)."""
+    out: list[str] = []
+    append = out.append
+    # The containers open: the iterator of each one's items (of its pairs for a mapping),
+    # its closing bracket, and the container.
+    stack: list[tuple[Iterator[Any], str, Any]] = []
+    # Only a cycle makes the stack grow without end: whether a container is open twice is
+    # checked each time the depth doubles (past 512), which costs time in proportion to it.
+    check_at = 512
+    item = value
+    while True:
+        kind = type(item)
+        if kind is str:
+            append(_encode(item))
+        elif item is None:
+            append("null")
+        elif kind is bool:
+            append("true" if item else "false")
+        elif kind is dict or kind is list or kind is tuple or isinstance(item, _CONTAINERS):
+            is_object = kind is dict or (kind is not list and isinstance(item, Mapping))
+            items = iter(item.items()) if is_object else iter(item)
+            first = next(items, _END)
+            if first is _END:
+                append("{}" if is_object else "[]")
+            else:
+                stack.append((items, "}" if is_object else "]", item))
+                if len(stack) >= check_at:
+                    if len({id(entry[2]) for entry in stack}) < len(stack):
+                        raise cycle()
+                    check_at *= 2
+                if is_object:
+                    key, item = first
+                    if type(key) is not str and not isinstance(key, str):
+                        raise bad_key(key)
+                    append("{" + _encode(key) + colon)
+                else:
+                    append("[")
+                    item = first
+                continue
+        elif number is not None:
+            append(_encode(item) if isinstance(item, str) else number(item))
+        elif kind is int:
+            append(int.__repr__(item))
+        elif kind is float and item - item == 0.0:  # finite
+            append(float.__repr__(item))
+        elif isinstance(item, str):
+            append(_encode(item))
+        else:
+            append(json_number(item, nan, infinity))
+        # The next item to write, closing the containers that are over.
+        while stack:
+            items, close, _ = stack[-1]
+            item = next(items, _END)
+            if item is _END:
+                stack.pop()
+                append(close)
+                continue
+            if close == "}":
+                key, item = item
+                if type(key) is not str and not isinstance(key, str):
+                    raise bad_key(key)
+                append(comma + _encode(key) + colon)
+            else:
+                append(comma)
+            break
+        else:
+            break
+    text = "".join(out)
+    if surrogates and _SURROGATE.search(text) is not None:
+        return _SURROGATE.sub(_escape, text)
+    return text
+
+
+def describe(value: object, *, as_json: bool = False, limit: int = 60) -> str:
+    """A short, safe description of a value for an error message.
+
+    As Python sees it (the default): the repr of a string (its first 40 characters, then
+    ``...``), of a number, ``None`` or a bool (``a very large int`` past 64 bits); ``the class
+    int`` for a class; ``a list``, ``an object`` (the type's name) for the rest.
+
+    As a JSON document holds it (``as_json=True``): the repr of a string, ``null``, ``true`` and
+    ``false``, ``an object`` for a dict and ``an array`` for a list or tuple, ``an integer of N
+    bits`` past 10,000 bits, ``a set`` or ``a frozenset``, and the repr of the rest, cut to
+    ``limit`` characters (the last three of them ``...``)."""
+    if isinstance(value, str):
+        if not as_json:
+            return repr(value) if len(value) <= 40 else repr(value[:40]) + "..."
+        text = repr(value)
+    elif value is None or isinstance(value, bool):
+        if not as_json:
+            return repr(value)
+        text = "null" if value is None else "true" if value else "false"
+    elif as_json and isinstance(value, (dict, list, tuple)):
+        return "an object" if isinstance(value, dict) else "an array"
+    elif isinstance(value, int) and value.bit_length() > (10_000 if as_json else 64):
+        if not as_json:
+            return "a very large int"
+        text = f"an integer of {value.bit_length()} bits"  # (too long to write in decimal)
+    elif as_json:
+        if isinstance(value, (set, frozenset)):
+            return f"a {type(value).__name__}"
+        text = repr(value)
+    elif isinstance(value, (int, float)):
+        return repr(value)
+    elif isinstance(value, type):
+        return f"the class {value.__name__}"
+    else:
+        name = type(value).__name__
+        return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
