@@ -54,6 +54,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any, ClassVar
 
 from .. import JSONDecodeError, loads
+from .._errors import describe
 from .._eventstream import (
     MAX_HEADERS,
     MAX_PAYLOAD,
@@ -64,9 +65,9 @@ from .._eventstream import (
     Timestamp,
     starts_eventstream,
 )
-from .._streams.accumulator import describe
+from .._streams.body import BodyDecoder
 from ..anthropic import MessageAccumulator
-from ..streams import Accumulator, BodyDecoder, StreamError, ToolInput, ToolInputError, Update
+from ..streams import Accumulator, StreamError, ToolInput, ToolInputError, Update
 
 __all__ = [
     "MAX_HEADERS",

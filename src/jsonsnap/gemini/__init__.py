@@ -62,7 +62,8 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from .._streams.accumulator import carry_out, copy_data, describe
+from .._errors import describe
+from .._streams.events import carry_out, copy_data
 from ..streams import Accumulator, StreamError, ToolInput, ToolInputError, Update
 
 __all__ = [

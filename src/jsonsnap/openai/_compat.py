@@ -30,8 +30,8 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from .. import Parser
+from .._errors import StreamError, describe
 from .._parse.grammar import WS
-from .._streams.accumulator import StreamError, describe
 from .._streams.tool_input import ToolInput
 
 #: Each kind of :class:`Quirk`, and what the compatible profile did about it.

@@ -40,8 +40,9 @@ from types import NoneType
 from typing import Any, ClassVar
 
 from .. import JSONDecodeError, loads
+from .._errors import describe
 from .._parse.grammar import WS
-from .._streams.accumulator import carry_out, describe
+from .._streams.events import carry_out
 from ..sse import ServerSentEvent
 from ..streams import Accumulator, StreamError, ToolInput, Update
 from . import _compat

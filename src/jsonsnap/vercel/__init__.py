@@ -66,7 +66,7 @@ from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, It
 from typing import Any, ClassVar, Final
 
 from .. import JSONDecodeError, loads
-from .._streams.accumulator import describe
+from .._errors import describe
 from .._streams.surrogates import HeldHalves
 from ..streams import Accumulator, StreamError, ToolInput, ToolInputError, Update
 
