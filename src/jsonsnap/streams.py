@@ -39,10 +39,9 @@ from ._errors import StreamError
 from ._streams.accumulator import Accumulator
 from ._streams.protocols import PROTOCOLS, detect
 from ._streams.schemas import tool_schemas
+from ._streams.streamed_json import Status, StreamedJSON
 from ._streams.tool_input import (
     ANY_TOOL,
-    Status,
-    StreamedJSON,
     StructuredOutput,
     StructuredOutputError,
     ToolInput,

@@ -34,18 +34,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import Parser, Schema
-from .streamed_json import Status, StreamedJSON
-
-__all__ = [
-    "ANY_TOOL",
-    "Status",
-    "StreamedJSON",
-    "StructuredOutput",
-    "StructuredOutputError",
-    "ToolInput",
-    "ToolInputError",
-    "ToolSchemas",
-]
+from .streamed_json import StreamedJSON
 
 #: The key of the tool schemas whose schema checks a call to any tool not named there (no
 #: tool name the APIs allow has a ``*``).
