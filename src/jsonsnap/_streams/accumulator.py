@@ -6,7 +6,8 @@ the ``[DONE]`` marker) and dispatched through the protocol's table of handlers, 
 through ``read()``, ``updates()`` and ``aupdates()`` and closed at its end, ``close()``, the tool
 inputs kept live, and the structured output. Its parts are objects of their own: the field
 checks (:class:`EventFields`), the schema side (:class:`SchemaSide`), the body's decoder and
-head (:mod:`._streams.body`).
+head (``body``), the table of protocols (``protocols``: a first event of another protocol is
+refused, naming the class that reads it).
 """
 
 from __future__ import annotations
@@ -50,8 +51,8 @@ class Accumulator:
     ``_begin()``, and dispatch the events they know through the table ``_HANDLERS`` (event
     type to handler). An accumulator holds its parts: the reader of an event's fields
     (``_fields``, an :class:`EventFields`, whose checks it also has under the names the
-    protocols call them by: ``_str``, ``_mapping``...) and, given a schema, its schema side
-    (``_side``, a :class:`SchemaSide`).
+    protocols call them by: ``_str``, ``_mapping``...) and its schema side (``_side``, a
+    :class:`SchemaSide`, which an event's updates go through only given a schema).
     """
 
     #: The protocol's name, the key of this class in :data:`PROTOCOLS`.
