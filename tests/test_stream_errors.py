@@ -29,6 +29,11 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+# Every provider is loaded up front: a first event of another protocol is named by detect(),
+# which imports each provider once; the memory bounds below are the accumulators' own.
+import jsonsnap.bedrock
+import jsonsnap.gemini
+import jsonsnap.vercel  # noqa: F401
 from effort import examples
 from jsonsnap.anthropic import MessageAccumulator
 from jsonsnap.openai import ChatCompletionAccumulator, ResponseAccumulator

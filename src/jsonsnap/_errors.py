@@ -1,10 +1,12 @@
-"""The one exception type of jsonsnap, and how a value is shown in an error message.
+"""Every exception type of jsonsnap, and how a value is shown in an error message.
 
-Every problem with the input, in every layer, is reported as :class:`JSONDecodeError`, a
+Every problem with the JSON text, in every layer, is reported as :class:`JSONDecodeError`, a
 subclass of the standard library's :class:`json.JSONDecodeError` (and so of ``ValueError``), so
 code written for ``json.loads`` keeps working. Positions are absolute: ``pos`` counts characters
 from the start of the whole stream, across every fragment fed, and ``lineno``/``colno`` follow
-the standard library's convention (lines split at ``\\n`` only, both 1-based).
+the standard library's convention (lines split at ``\\n`` only, both 1-based). A stream of
+events that reports an error, or breaks its protocol, raises :class:`StreamError` (published in
+:mod:`jsonsnap.streams`; the wire formats below the accumulators raise it too, so it is here).
 
 :func:`describe` shows a value the caller or a stream gave, in a message of any layer: short
 and safe (no huge repr, no recursion, no address), so that both builds say the same.
@@ -15,7 +17,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-__all__ = ["JSONDecodeError", "ParserStateError", "SchemaError", "describe"]
+__all__ = ["JSONDecodeError", "ParserStateError", "SchemaError", "StreamError", "describe"]
 
 
 class JSONDecodeError(json.JSONDecodeError):
@@ -166,10 +168,29 @@ def _rebuild_schema(msg: str, fields: dict[str, Any]) -> SchemaError:
     return err
 
 
+class StreamError(Exception):
+    """The stream reported an error (``error_type`` and ``message`` from its body), or broke
+    the protocol (``error_type`` is ``None``): an event malformed, out of order or after the
+    end."""
+
+    def __init__(self, message: str, *, error_type: str | None = None) -> None:
+        super().__init__(f"{error_type}: {message}" if error_type else message)
+        self.message = message
+        self.error_type = error_type
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return _stream_error, (self.message, self.error_type)
+
+
+def _stream_error(message: str, error_type: str | None) -> StreamError:
+    return StreamError(message, error_type=error_type)
+
+
 # Tracebacks and reprs name the classes where users import them from.
 JSONDecodeError.__module__ = "jsonsnap"
 ParserStateError.__module__ = "jsonsnap"
 SchemaError.__module__ = "jsonsnap"
+StreamError.__module__ = "jsonsnap.streams"
 
 
 def describe(value: object) -> str:

@@ -46,7 +46,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ._streams.accumulator import StreamError
+from ._errors import StreamError
 
 __all__ = [
     "MAX_HEADERS",

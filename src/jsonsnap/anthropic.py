@@ -287,8 +287,3 @@ def accumulate(chunks: bytes | str | Iterable[Any]) -> MessageAccumulator:
     """Read a whole event stream (the chunks of an HTTP body, or the SDK's stream of events)
     into an accumulator, closed at its end."""
     return MessageAccumulator().read(chunks)
-
-
-# The Bedrock protocols register in PROTOCOLS with the others; one of them builds on this
-# module's accumulator, so it is imported once the accumulator exists.
-from . import bedrock  # noqa: E402, F401

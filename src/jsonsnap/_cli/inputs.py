@@ -32,7 +32,7 @@ from typing import IO, Any
 
 from .. import JSONDecodeError, Schema, loads
 from .._eventstream import PRELUDE
-from .._streams.accumulator import BODY_HEAD, body_kind
+from .._streams.body import BODY_HEAD, body_kind
 from ..bedrock import EventStreamDecoder, EventStreamMessage, event_of, starts_eventstream
 from ..sse import ServerSentEvent, iter_events
 from ..streams import PROTOCOLS, Accumulator, StreamError, ToolInput, Update, detect, tool_schemas

@@ -1,549 +1,450 @@
-"""The values of :mod:`jsonsnap.streams` (published there), and what the accumulators share.
+"""The accumulator contract: :class:`Accumulator`, the base of every protocol's accumulator.
 
-- :class:`Update` says what one event did, for UI code; :class:`StreamError` is an error the
-  stream reports, or a broken protocol. (The streamed JSON values, :class:`ToolInput` and
-  :class:`StructuredOutput`, are in ``_streamed_json``.)
-- :class:`EventChecks`: the checks an accumulator makes of an event's fields before it changes
-  anything (each failure a :class:`StreamError` naming the field).
-- :func:`tool_schemas` (published in :mod:`jsonsnap.streams`) and :func:`output_schema_of`: the
-  schemas of a request's tool definitions and of its structured output format, read from any
-  provider's shape and compiled once.
-- :class:`SchemaChecks`: the schema side of an accumulator (its tool inputs made checked, the
-  answer text fed to the structured output, the violations an event found put on its updates).
-- The data helpers the accumulators share: :func:`copy_data` (an event is never kept or changed
-  in place: what is kept is copied, without recursion), :func:`describe` (a value in an error
-  message, safely: no huge repr, no recursion), :func:`error_from` (the error a payload reports,
-  in any protocol's shape), and what reads a body or an SDK object.
+It keeps what every protocol shares (the module docstring of :mod:`jsonsnap.streams` states the
+contract): events in through ``feed()`` (a decoded event, an SDK object, a server-sent event,
+the ``[DONE]`` marker) and dispatched through the protocol's table of handlers, a body read
+through ``read()``, ``updates()`` and ``aupdates()`` and closed at its end, ``close()``, the tool
+inputs kept live, and the structured output. Its parts are objects of their own: the field
+checks (:class:`EventFields`), the schema side (:class:`SchemaSide`), the body's decoder and
+head (``body``), the table of protocols (``protocols``: a first event of another protocol is
+refused, naming the class that reads it).
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping
-from dataclasses import dataclass, fields, replace
-from types import UnionType
-from typing import Any, ClassVar, TypeVar, get_origin
+import contextlib
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Mapping
+from typing import Any, ClassVar, Protocol, TypeVar
 
-from .. import Schema, SchemaDefinitionError, SchemaError
-from .._errors import describe as describe  # (here too: the accumulators import it from here)
-from ..sse import ServerSentEvent
+from .._errors import StreamError, describe
+from .._parse.tolerant import repairs_of
+from ..sse import ServerSentEvent, SSEDecoder
+from .body import CHUNK_TYPES, BodyDecoder, BodyHead, as_async, body_items, misuse_hint
+from .envelope import DONE, event_data
+from .events import copy_data, dump_event, error_from
+from .fields import EventFields
+from .protocols import PROTOCOLS, detect
+from .schemas import SchemaSide, output_schema_of, tool_schemas
 from .tool_input import StructuredOutput, ToolInput, ToolSchemas
+from .update import Update
 
-#: What a body's chunks may be (anything else in a body is an event).
-CHUNK_TYPES = (bytes, bytearray, memoryview, str)
-_LEAVES = frozenset({str, int, float, bool, type(None)})
-_PUBLIC = "jsonsnap.streams"
-#: The largest index an event may name, plus one.
-_INDEX_LIMIT = 2**63
+A = TypeVar("A", bound="Accumulator")
 
 
-class StreamError(Exception):
-    """The stream reported an error (``error_type`` and ``message`` from its body), or broke
-    the protocol (``error_type`` is ``None``): an event malformed, out of order or after the
-    end."""
-
-    def __init__(self, message: str, *, error_type: str | None = None) -> None:
-        super().__init__(f"{error_type}: {message}" if error_type else message)
-        self.message = message
-        self.error_type = error_type
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return _stream_error, (self.message, self.error_type)
+class _Place(Protocol):
+    def __call__(self, value: Any, what: str, items: list[Any], *, extend: bool) -> int: ...
 
 
-def _stream_error(message: str, error_type: str | None) -> StreamError:
-    return StreamError(message, error_type=error_type)
+class Accumulator:
+    """One stream being rebuilt (see the module docstring for the contract).
 
+    ``tools``: the request's tool definitions as they are sent, in any provider's shape, or a
+    mapping ``{name: schema}`` (see :func:`tool_schemas`): each call's input is then checked
+    against its tool's schema; a call to a tool not defined there is parsed unchecked.
+    ``output_schema``: the request's structured output format (``response_format``,
+    ``text.format``, Anthropic's ``output_format``) or any schema ``Parser(schema=)`` takes: the
+    answer text is then parsed live and checked (:attr:`structured`). Anything else for either
+    is a ``TypeError`` that names it. ``repair``: as ``Parser(repair=)``, for the tool inputs
+    and the structured output (``True``: every repair; ``ToolInput.repairs`` lists them).
 
-@dataclass(frozen=True, slots=True, repr=False)
-class Update:
-    """What one event did to the accumulated result, for UI code."""
+    Subclasses set :attr:`protocol`, define :meth:`looks_like`, set up their state in
+    ``_begin()``, and dispatch the events they know through the table ``_HANDLERS`` (event
+    type to handler). An accumulator holds its parts: the reader of an event's fields
+    (``_fields``, an :class:`EventFields`, whose checks it also has under the names the
+    protocols call them by: ``_str``, ``_mapping``...) and its schema side (``_side``, a
+    :class:`SchemaSide`, which an event's updates go through only given a schema).
+    """
 
-    #: The event's type (``"content_block_delta"``, ``"response.output_text.delta"``, ...;
-    #: for Chat Completions, the part of the chunk: ``"content"``, ``"tool_call"``, ...;
-    #: ``"close"`` for what :meth:`Accumulator.close` ended; ``"structured_done"`` when a
-    #: structured output ends with the stream).
-    event: str
-    #: The content block, tool call or output item the event is about (``None`` if none).
-    index: int | None = None
-    #: That block, message or item as accumulated so far (live: later events grow it).
-    block: dict[str, Any] | None = None
-    #: The delta's type, when the event has one (``"text_delta"``, ``"reasoning_content"``).
-    delta: str | None = None
-    #: The text this event appended to a text or reasoning part.
-    text: str = ""
-    #: The tool input of the call, for the events of a tool call.
-    tool: ToolInput | None = None
-    #: Whether ``text`` is reasoning (thinking) rather than the answer.
-    thinking: bool = False
-    #: The piece of the tool input's JSON text this event brought.
-    fragment: str = ""
-    #: Whether the tool input's snapshot changed.
-    changed: bool = False
-    #: The free text this event appended to a custom tool call's input (not JSON).
-    custom_input: str = ""
-    #: The violations of the schema this event found, in the tool input or the structured
-    #: output (each is reported once, by the event that made it certain).
-    violations: tuple[SchemaError, ...] = ()
-    #: The structured output the answer ``text`` went to (with an ``output_schema=``).
-    structured: StructuredOutput | None = None
-
-    @property
-    def snapshot(self) -> Any:
-        """The tool input's best-effort value now (``None`` when the event is not a tool's)."""
-        return None if self.tool is None else self.tool.snapshot
-
-    def __repr__(self) -> str:
-        shown = [repr(self.event)]
-        for field in fields(self)[1:]:
-            value = getattr(self, field.name)
-            if value is not field.default and value != field.default:
-                text = f"<{len(value)} keys>" if field.name == "block" else repr(value)
-                shown.append(f"{field.name}={text}")
-        return f"Update({', '.join(shown)})"
-
-
-for _cls in (StreamError, Update):
-    _cls.__module__ = _PUBLIC
-
-
-class EventChecks:
-    """The checks an accumulator makes of an event's fields before it changes anything: each
-    failure is a :class:`StreamError` that names the field and the event (``_kind``)."""
-
-    _kind: str  # the type of the event being applied
-
-    def _malformed(self, what: str) -> StreamError:
-        return StreamError(f"malformed {self._kind} event: {what}")
-
-    def _str(self, value: Any, what: str) -> str:
-        if not isinstance(value, str):
-            raise self._malformed(f"{what} is {describe(value)}, not a string")
-        return value
-
-    def _opt_str(self, value: Any, what: str) -> str | None:
-        return None if value is None else self._str(value, what)
-
-    def _mapping(self, value: Any, what: str) -> Mapping[str, Any]:
-        if not isinstance(value, Mapping):
-            raise self._malformed(f"{what} is {describe(value)}, not an object")
-        return value
-
-    def _list(self, value: Any, what: str) -> list[Any]:
-        if not isinstance(value, list):
-            raise self._malformed(f"{what} is {describe(value)}, not a list")
-        return value
-
-    def _key(self, value: Any, what: str) -> int:
-        """An index that names a thing (a choice, a tool call) rather than a place in a list:
-        a count, from 0 to 2**63 - 1 (so that messages and reprs can always print it)."""
-        if type(value) is not int or not 0 <= value < _INDEX_LIMIT:
-            raise self._malformed(f"{what} is {describe(value)}, not an index")
-        return value
-
-    def _next(self, value: Any, what: str, items: list[Any]) -> int:
-        """The place of a new block or item: right after the last."""
-        index = self._key(value, f"the {what} index")
-        if index != len(items):
-            raise StreamError(f"{self._kind} for {what} {index}, expected {len(items)}")
-        return index
-
-    def _place(self, value: Any, what: str, items: list[Any], *, extend: bool) -> int:
-        """A place in ``items``: an item there (or, with ``extend``, the next one). An index
-        never extends a list by more than one."""
-        index = self._key(value, what)
-        if index < len(items) or (extend and index == len(items)):
-            return index
-        there = f"the next one is {len(items)}" if extend else f"there are {len(items)}"
-        raise StreamError(f"{self._kind} for {what} {index}, which does not exist ({there})")
-
-    def _check_text(self, container: Mapping[str, Any], key: str) -> None:
-        """Check the text a delta will grow (absent and ``None`` count as empty)."""
-        old = container.get(key)
-        if old is not None:
-            self._str(old, f"the {key} so far")
-
-    @staticmethod
-    def _append(container: dict[str, Any], key: str, text: str) -> None:
-        """``container[key] += text``, in place when CPython can (the dict lets go of the
-        string meanwhile); the caller checked the old value with :meth:`_check_text`."""
-        s = container.get(key) or ""
-        container[key] = None
-        s += text
-        container[key] = s
-
-
-# --------------------------------------------------------------------------- a request's schemas
-
-
-def _compile(source: Any, where: str) -> Schema:
-    """A schema compiled once (a :class:`jsonsnap.Schema` is kept as it is); the keywords it
-    does not check are left in its ``unchecked``, without a warning."""
-    if isinstance(source, Schema):
-        return source
-    if isinstance(source, Mapping) and not isinstance(source, dict):
-        source = dict(source)
-    typelike = isinstance(source, (type, UnionType)) or get_origin(source) is not None
-    if not (typelike or isinstance(source, (dict, bool))):
-        raise TypeError(
-            f"{where} takes a JSON Schema (a dict), a jsonsnap.Schema, a Python type or a "
-            f"pydantic model class; not {describe(source)}"
-        )
-    try:
-        return Schema(source, unknown="ignore")
-    except TypeError as exc:
-        raise TypeError(f"{where}: {exc}") from None
-    except SchemaDefinitionError as exc:
-        raise SchemaDefinitionError(f"{where}: {exc}") from None
-
-
-def _definition(tool: Any, place: int) -> tuple[str, Any] | None:
-    """The name and the schema of a tool definition, in any provider's shape; ``None`` for a
-    tool with no JSON input schema (a server or built-in tool, a custom tool)."""
-    if not isinstance(tool, Mapping):
-        dumped = dump_event(tool)  # an SDK's model object
-        if not isinstance(dumped, Mapping):
-            raise TypeError(
-                f"tools= takes the request's tool definitions (dicts), or a mapping "
-                f"{{name: schema}}; item {place} is {describe(tool)}"
-            )
-        tool = dumped
-    function = tool.get("function")
-    body = function if isinstance(function, Mapping) else tool  # Chat Completions nests it
-    schema = body.get("parameters", body.get("input_schema"))  # OpenAI, Anthropic
-    if schema is None:
-        return None
-    name = body.get("name")
-    if not isinstance(name, str):
-        raise TypeError(f"tools=: item {place} is a tool definition whose name is {describe(name)}")
-    return name, schema
-
-
-def tool_schemas(tools: Any) -> dict[str, Schema]:
-    """The schema of each tool, by name, compiled once, from ``tools``: the request's tool
-    definitions as they are sent (Anthropic ``{"name", "input_schema"}``, Chat Completions
-    ``{"type": "function", "function": {"name", "parameters"}}``, Responses ``{"type":
-    "function", "name", "parameters"}``, in any mix), or a mapping ``{name: schema}`` whose
-    schemas are anything ``Parser(schema=)`` takes. Tools without an input schema (server
-    tools, built-in tools, custom tools) are left out: their calls are not checked. The name
-    ``"*"`` in a mapping gives the schema of any tool not named."""
-    if tools is None:
-        return {}
-    if isinstance(tools, Mapping):
-        function = tools.get("function")
-        if isinstance(tools.get("name"), str) or (
-            isinstance(function, Mapping) and "name" in function
-        ):
-            raise TypeError("tools= takes a list of tool definitions: put this one in a list")
-        pairs = list(tools.items())
-        for name, _ in pairs:
-            if not isinstance(name, str):
-                raise TypeError(f"tools= maps tool names to schemas; a key is {describe(name)}")
-    elif isinstance(tools, Iterable) and not isinstance(tools, (*CHUNK_TYPES, type)):
-        found = (_definition(tool, place) for place, tool in enumerate(tools))
-        pairs = [pair for pair in found if pair is not None]
-    else:
-        raise TypeError(
-            "tools= takes the request's tool definitions (a list), or a mapping {name: schema}; "
-            f"not {describe(tools)}"
-        )
-    schemas: dict[str, Schema] = {}
-    for name, source in pairs:
-        if name in schemas:
-            raise ValueError(f"tools= defines the tool {name!r} twice")
-        schemas[name] = _compile(source, f"tools= (tool {name!r})")
-    return schemas
-
-
-def output_schema_of(source: Any) -> Schema | None:
-    """The schema of a structured output, compiled once, from ``source``: the request's format
-    as it is sent (Chat Completions ``response_format`` ``{"type": "json_schema",
-    "json_schema": {"name", "schema", "strict"}}``, Responses ``text`` or ``text.format``
-    ``{"type": "json_schema", "name", "schema"}``, Anthropic's ``{"type": "json_schema",
-    "schema"}``, or an ``output_config`` ``{"format": ...}``; ``{"type": "json_object"}`` asks
-    for any object, ``{"type": "text"}`` for no structure: ``None``), or anything
-    ``Parser(schema=)`` takes: a JSON Schema, a :class:`jsonsnap.Schema`, a Python type or a
-    pydantic model class."""
-    where = "output_schema="
-    if source is None or isinstance(source, Schema):
-        return source
-    if isinstance(source, Mapping):
-        kind = source.get("type")
-        nested = source.get("format")
-        if kind is None and isinstance(nested, Mapping):
-            return output_schema_of(nested)
-        if kind == "text":
-            return None
-        if kind == "json_object":
-            return _compile({"type": "object"}, where)
-        if kind == "json_schema":
-            body = source.get("json_schema", source)
-            schema = body.get("schema") if isinstance(body, Mapping) else None
-            if schema is None:
-                raise ValueError(f"{where} a json_schema format without its schema")
-            return _compile(schema, where)
-    return _compile(source, where)
-
-
-class SchemaChecks:
-    """The schema side of an accumulator: its tool inputs made to be checked against their
-    tools' schemas, the structured output of each answer, and what they find carried by the
-    updates of the events that found it."""
-
-    schemas: ToolSchemas
-    _format: Schema | None
-    _repair: Any  # the repairs allowed in tool inputs and structured outputs (repair=)
-    _outputs: dict[int, StructuredOutput]
+    #: The protocol's name, the key of this class in :data:`PROTOCOLS`.
+    protocol: ClassVar[str] = ""
+    #: Event types allowed before the stream has started, and the one that starts it.
+    _OPENERS: ClassVar[frozenset[str]] = frozenset()
+    _FIRST: ClassVar[str] = ""
+    #: The types of the SDK's own helper events, which repeat what the wire said: skipped.
+    _SDK_HELPERS: ClassVar[frozenset[str]] = frozenset()
+    #: SDK helper events that wrap a wire event, by type: the attribute holding it.
+    _SDK_WRAPPERS: ClassVar[Mapping[str, str]] = {}
+    #: The protocol's event types and their handlers.
+    _HANDLERS: ClassVar[Mapping[str, Callable[..., list[Update]]]] = {}
+    #: How a request asks for a streamed answer (said when a body is a reply that was not).
+    _STREAM_REQUEST: ClassVar[str] = "stream=True"
     #: Whether the answer is per choice (the ``index`` of its updates; an update ``"finish"``
     #: ends the choice's answer), rather than one per stream.
     _PER_CHOICE: ClassVar[bool] = False
 
-    @property
-    def done(self) -> bool:  # pragma: no cover - the accumulator's
+    # The checks of the event's fields (``_fields``'s, bound to it in ``__init__``).
+    _malformed: Callable[[str], StreamError]
+    _str: Callable[[Any, str], str]
+    _opt_str: Callable[[Any, str], str | None]
+    _mapping: Callable[[Any, str], Mapping[str, Any]]
+    _list: Callable[[Any, str], list[Any]]
+    _key: Callable[[Any, str], int]
+    _next: Callable[[Any, str, list[Any]], int]
+    _place: _Place
+    _check_text: Callable[[Mapping[str, Any], str], None]
+    _append: Callable[[dict[str, Any], str, str], None]
+
+    def __init__(
+        self, *, tools: Any = None, output_schema: Any = None, repair: Any = False
+    ) -> None:
+        #: How many events were applied (SDK helper events and rejected events not counted).
+        self.events = 0
+        self._fields = fields = EventFields()
+        # The protocols call the field checks by these names: bound here, at no cost per call.
+        self._malformed = fields.malformed
+        self._str = fields.string
+        self._opt_str = fields.opt_string
+        self._mapping = fields.mapping
+        self._list = fields.array
+        self._key = fields.key
+        self._next = fields.next_place
+        self._place = fields.place
+        self._check_text = fields.check_text
+        self._append = fields.append
+        self._repair = repairs_of(repair) or False
+        self._tools: dict[int, ToolInput] = {}  # by the place of their block or item
+        self._done = False
+        self._closed = False
+        self._nothing: str | None = None  # what the body read was, if it brought no event
+        self._refused: str | None = None  # why close() refused a stream that brought no event
+        self._kind = ""  # the type of the event being applied, for error messages
+        #: The compiled schema of each tool, by name (from ``tools=``; each keeps the keywords
+        #: it does not check in ``unchecked``).
+        self.schemas: ToolSchemas = tool_schemas(tools)
+        fmt = output_schema_of(output_schema)
+        self._side = SchemaSide(fmt, repair=self._repair, per_choice=self._PER_CHOICE)
+        self._outputs = self._side.outputs  # the structured output of each answer, by choice
+        self._checking = bool(self.schemas) or fmt is not None
+        self._begin()
+
+    def _begin(self) -> None:
+        """Set up the protocol's own state."""
+
+    def __repr__(self) -> str:
+        state = "closed" if self._closed else "done" if self.done else "open"
+        return f"<{type(self).__name__} {state}, {self.events} events, {len(self.tools)} tools>"
+
+    # ------------------------------------------------------------------ what a protocol defines
+
+    @classmethod
+    def looks_like(cls, data: Mapping[str, Any]) -> bool:
+        """Whether a decoded event can only belong to this protocol."""
         raise NotImplementedError
+
+    @property
+    def result(self) -> dict[str, Any] | None:
+        """What the stream built so far: the message, completion or response, a plain dict in
+        the API's shape (``None`` before the stream says what it is)."""
+        raise NotImplementedError
+
+    @property
+    def tools(self) -> Mapping[int, ToolInput]:
+        """The streamed tool inputs, keyed as the protocol documents (by default, by the place
+        of their block or item)."""
+        return self._tools
+
+    def _started(self) -> bool:
+        """Whether the stream has begun (its first event has made the result)."""
+        return self.result is not None
+
+    def _blocks(self) -> list[dict[str, Any]]:
+        """The list of blocks or items that ``_tools`` is keyed by places in."""
+        raise NotImplementedError
+
+    def _tool_blocks(self) -> Iterator[tuple[ToolInput, dict[str, Any] | None]]:
+        """Every tool input with the block, call or item it belongs to."""
+        if not self._tools:
+            return  # (nor, maybe, any blocks yet)
+        blocks = self._blocks()
+        for index, tool in self._tools.items():
+            yield tool, blocks[index] if index < len(blocks) else None
+
+    def _done_marker(self) -> list[Update]:
+        raise StreamError(f"a [DONE] marker, which the {self.protocol} protocol does not send")
+
+    # ------------------------------------------------------------------ the contract
+
+    def tool_calls(self) -> list[ToolInput]:
+        """The streamed tool inputs, in the order of their calls."""
+        tools = self.tools
+        return [tools[key] for key in sorted(tools)]
+
+    @property
+    def structured(self) -> StructuredOutput | None:
+        """The structured output: the answer text parsed live as JSON and checked against
+        ``output_schema=`` (``None`` without one). For Chat Completions, choice 0's."""
+        return self._outputs.get(0)
+
+    def structured_output(self, choice: int = 0) -> StructuredOutput | None:
+        """The structured output of a Chat Completions choice (``n`` > 1), once its answer has
+        begun (choice 0's from the start); the other protocols have one, choice 0."""
+        return self._outputs.get(choice)
+
+    @property
+    def done(self) -> bool:
+        """Whether the stream said it is over (its last event has arrived)."""
+        return self._done
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` was called."""
+        return self._closed
+
+    def feed(self, event: Mapping[str, Any] | ServerSentEvent | str | Any) -> list[Update]:
+        """Take one event: a decoded event (a mapping), an SDK event object, a
+        :class:`~jsonsnap.sse.ServerSentEvent`, or the ``"[DONE]"`` marker. Returns what it
+        did. Raises :class:`StreamError` for an error the stream reports and for an event that
+        is malformed, out of order or after the end, leaving the result as it was."""
+        data = self._data_of(event)
+        if data is None:
+            return []  # an SDK helper event: the wire said nothing new
+        if self._closed:
+            raise StreamError("an event after close()")
+        updates = self._done_marker() if data is DONE else self._event(data)  # type: ignore[arg-type]
+        self.events += 1
+        return self._side.check(updates, self.done) if self._checking else updates
+
+    def close(self) -> list[Update]:
+        """End the stream: each tool input (and structured output) still streaming becomes
+        ``"incomplete"`` (its snapshot and raw text kept), with one last :class:`Update`
+        (event ``"close"``) each. Later events raise :class:`StreamError`; calling it again
+        does nothing.
+
+        A stream that brought no event at all is not an answer: ``close()`` then raises
+        :class:`StreamError` (and again if called again), saying what the body was when
+        ``read()`` or ``updates()`` read it (empty, a JSON reply that was not streamed, an
+        error page...)."""
+        if self._closed:
+            if self._refused is not None:
+                raise StreamError(self._refused)
+            return []
+        self._closed = True
+        updates = []
+        for tool, block in list(self._tool_blocks()):
+            if not tool.ended:
+                tool._cut()
+                updates.append(Update("close", tool.index, block, tool=tool))
+        for output in self._outputs.values():
+            if not output.ended:
+                output._cut()
+                updates.append(Update("close", output.choice, structured=output))
+        if not self.events:
+            self._refused = self._nothing or (
+                "the stream ended before its first event: its body was empty, or not an event "
+                "stream"
+            )
+            raise StreamError(self._refused)
+        return updates
+
+    def updates(self, body: bytes | str | Iterable[Any]) -> Iterator[Update]:
+        """What each event of a body does: ``body`` is the HTTP body of an event stream (its
+        chunks, as ``response.iter_bytes()`` gives them, or the whole of it as ``bytes`` or
+        ``str``), or an iterable of events (the SDK's stream). Closes the stream at its end,
+        and when the body fails (its iterable raises, as boto3's stream does for an exception
+        event, or its framing is broken): the exception goes on, and a tool input cut short is
+        ``"incomplete"``. (An error an event reports raises :class:`StreamError` as
+        ``feed()`` does, and leaves the stream open.) A body that brings no event is refused
+        with a :class:`StreamError` that says what it is."""
+        return self._read(body, "updates")
+
+    def _body_decoder(self) -> BodyDecoder:
+        """What turns the chunks of a body into events (``feed(chunk)`` and ``close()``, each a
+        list of events for :meth:`feed`): server-sent events, unless the protocol says
+        otherwise (a binary framing)."""
+        return SSEDecoder()
+
+    def _read(self, body: bytes | str | Iterable[Any], name: str) -> Iterator[Update]:
+        # A wrong body is refused at the call, not at the first next().
+        items = body_items(body, name)
+        decoder = self._body_decoder()
+        seen = BodyHead()
+
+        def run() -> Iterator[Update]:
+            for events in self._events(items, decoder, seen):
+                for event in events:
+                    yield from self.feed(event)
+            yield from self._ended(seen)
+
+        return run()
+
+    def aupdates(
+        self, body: bytes | str | AsyncIterable[Any] | Iterable[Any]
+    ) -> AsyncIterator[Update]:
+        """:meth:`updates` for an async body (``aiter_bytes()``, the SDK's async stream); a
+        synchronous one is taken too."""
+        items = body if isinstance(body, AsyncIterable) else as_async(body_items(body, "aupdates"))
+        decoder = self._body_decoder()
+        seen = BodyHead()
+
+        async def run() -> AsyncIterator[Update]:
+            async for events in self._aevents(items, decoder, seen):
+                for event in events:
+                    for update in self.feed(event):
+                        yield update
+            for update in self._ended(seen):
+                yield update
+
+        return run()
+
+    def _events(
+        self, items: Iterable[Any], decoder: BodyDecoder, seen: BodyHead
+    ) -> Iterator[list[Any]]:
+        """The events of each item of a body (a chunk decoded, or an event), then the
+        decoder's last ones. When the body itself fails (its iterable or its decoder raises),
+        the stream is ended first (:meth:`_failing`); an event's own error is ``feed()``'s,
+        and leaves the stream open, as ``feed()`` does."""
+        with self._failing(seen):
+            for item in items:
+                yield self._decoded(item, decoder, seen)
+            seen.ended = True
+            yield decoder.close()
+
+    async def _aevents(
+        self, items: AsyncIterable[Any], decoder: BodyDecoder, seen: BodyHead
+    ) -> AsyncIterator[list[Any]]:
+        """:meth:`_events` of an async body."""
+        with self._failing(seen):
+            async for item in items:
+                yield self._decoded(item, decoder, seen)
+            seen.ended = True
+            yield decoder.close()
+
+    def _ended(self, seen: BodyHead) -> list[Update]:
+        """The body is over: close the stream (refused, saying what the body is, if it brought
+        no event)."""
+        if not self.events:
+            self._nothing = seen.refusal(self._STREAM_REQUEST)
+        return self.close()
+
+    @contextlib.contextmanager
+    def _failing(self, seen: BodyHead) -> Iterator[None]:
+        """Reading a body: if it raises (its iterable, as boto3's does for an exception event,
+        or its decoder), close the stream, so that a tool input cut short is
+        ``"incomplete"``, not ``"streaming"`` for ever, and let the exception go on; but a
+        decoder's error before any event, in a body that is plainly something else (a JSON
+        reply, a page), is replaced by what the body is. (A caller that stops reading,
+        ``GeneratorExit``, has not ended the stream.)"""
+        try:
+            yield
+        except GeneratorExit:
+            raise
+        except BaseException as exc:
+            if self.events:
+                self.close()
+                raise
+            said = self._nothing = seen.refusal(self._STREAM_REQUEST)
+            with contextlib.suppress(StreamError):  # (no event: the error that stops it says more)
+                self.close()
+            if isinstance(exc, StreamError) and seen.kind() != "text":
+                raise StreamError(said) from exc
+            raise
+
+    def read(self: A, body: bytes | str | Iterable[Any]) -> A:
+        """Read a whole body (as :meth:`updates` takes it) and close the stream; returns the
+        accumulator."""
+        for _ in self._read(body, "read"):
+            pass
+        return self
+
+    # ------------------------------------------------------------------ events in
+
+    @staticmethod
+    def _decoded(item: Any, decoder: BodyDecoder, seen: BodyHead) -> list[Any]:
+        """The events of an item of a body: a chunk's, decoded (and seen), or the item."""
+        if isinstance(item, CHUNK_TYPES):
+            chunk = item if isinstance(item, (bytes, str)) else bytes(item)
+            seen.see(chunk)
+            return decoder.feed(chunk)
+        return [item]
+
+    def _data_of(self, event: Any) -> Mapping[str, Any] | str | None:
+        """The event as a mapping of our own (never the caller's), the marker, or ``None`` for
+        an SDK helper event."""
+        if isinstance(event, Mapping):
+            data: Mapping[str, Any] = copy_data(event)
+            return data
+        if isinstance(event, ServerSentEvent):
+            return event_data(event)
+        if isinstance(event, str) and event.strip() == DONE:
+            return DONE
+        kind = getattr(event, "type", None)
+        if isinstance(kind, str) and not isinstance(event, CHUNK_TYPES):
+            if kind in self._SDK_HELPERS:
+                return None
+            if kind in self._SDK_WRAPPERS:
+                event = getattr(event, self._SDK_WRAPPERS[kind])
+        dumped = dump_event(event)
+        if not isinstance(dumped, Mapping):
+            raise TypeError(f"{self._what()} not {describe(event)}{misuse_hint(event)}")
+        return dumped if isinstance(dumped, dict) else copy_data(dumped)
+
+    def _what(self) -> str:
+        marker = ', or "[DONE]"' if self.protocol == "chat" else ""
+        return (
+            f"{type(self).__name__}.feed() takes one event: a decoded event (a dict), an SDK "
+            f"event object or a jsonsnap.sse.ServerSentEvent{marker};"
+        )
+
+    def _event(self, data: Mapping[str, Any]) -> list[Update]:
+        """Dispatch a decoded event through the handlers' table."""
+        started = self._started()
+        if not started:
+            self._foreign(data)
+        kind = self._kind_of(data)
+        if self._done and kind != "error":
+            raise StreamError(f"{kind} after the end of the stream")
+        handler = self._HANDLERS.get(kind)
+        if handler is None:
+            return [Update(kind)]  # an event type this version does not know
+        if not started and kind not in self._OPENERS:
+            raise StreamError(f"{kind} before {self._FIRST}")
+        self._kind = self._fields.kind = kind
+        updates: list[Update] = handler(self, data)
+        return updates
+
+    def _kind_of(self, data: Mapping[str, Any]) -> str:
+        kind = data.get("type")
+        if not isinstance(kind, str):
+            raise StreamError(f"an event whose type is {describe(kind)}, not a string")
+        return kind
+
+    def _foreign(self, data: Mapping[str, Any]) -> None:
+        """Refuse a first event that belongs to another protocol, saying which."""
+        other = None if self.looks_like(data) else detect(data)
+        if other is not None and other != self.protocol:
+            cls = PROTOCOLS[other]
+            raise StreamError(
+                f"an event of the {other} protocol, not of {self.protocol}: "
+                f"read this stream with {cls.__module__}.{cls.__name__}"
+            )
+
+    # ------------------------------------------------------------------ tool inputs
 
     def _tool(self, index: int, name: str, id: str | None = None) -> ToolInput:
         """A new tool input, to be checked against its tool's schema (if it has one)."""
         return ToolInput(index, name, id, schemas=self.schemas, repair=self._repair)
 
-    def _answers(self, update: Update) -> bool:
-        """Whether an update brings answer text to a structured output."""
-        text = update.text and not update.thinking and update.delta != "refusal"
-        return bool(text) and self._format is not None
+    def _grow(self, tool: ToolInput, fragment: str) -> bool:
+        """Feed a piece of a tool's input; whether its snapshot changed. Refused (before
+        anything changes) once the protocol has ended that input."""
+        if tool.ended:
+            raise StreamError(f"{self._kind}: input for tool call {tool.index} after its end")
+        return tool._feed(fragment)
 
-    def _answer(self, choice: int) -> StructuredOutput:
-        """The structured output of a choice (0 when there is one per stream), made once."""
-        output = self._outputs.get(choice)
-        if output is None:
-            schema: Schema = self._format  # type: ignore[assignment]
-            output = StructuredOutput(
-                schema, choice if self._PER_CHOICE else None, repair=self._repair
-            )
-            self._outputs[choice] = output
-        return output
+    @staticmethod
+    def _end(tool: ToolInput, raw: str | None = None) -> bool | None:
+        """The protocol says the input is finished (``raw``: its whole text, when it repeats
+        it): parse it strictly. Whether its snapshot changed, or ``None`` if it had ended."""
+        if tool.ended:
+            return None
+        return tool._close(raw)
 
-    def _check(self, updates: list[Update]) -> list[Update]:
-        """What the schemas make of an event's updates: a tool input's update carries the
-        violations its event found; answer text (not reasoning, not a refusal) goes to the
-        structured output, whose update carries it and what it found; an answer that is over
-        (the stream's end, a choice's ``finish``) is parsed strictly, with one update
-        ``"structured_done"``."""
-        checked = []
-        for update in updates:
-            tool = update.tool
-            if tool is not None:
-                found = tool._new_violations()
-                if found:
-                    update = replace(update, violations=found)
-            elif self._answers(update):
-                output = self._answer((update.index or 0) if self._PER_CHOICE else 0)
-                output._feed(update.text)
-                found = output._new_violations()
-                update = replace(update, structured=output, violations=found)
-            checked.append(update)
-        if not self._outputs:
-            return checked
-        finished = {u.index for u in updates if u.event == "finish"} if self._PER_CHOICE else ()
-        for choice, output in self._outputs.items():
-            if not output.ended and (self.done or choice in finished):
-                output._close()
-                found = output._new_violations()
-                end = Update("structured_done", output.choice, structured=output, violations=found)
-                checked.append(end)
-        return checked
+    @staticmethod
+    def _error(
+        payload: Mapping[str, Any], default: str | None = None, message: str = ""
+    ) -> StreamError:
+        """The error a stream reports, from any protocol's payload (see ``error_from``)."""
+        return error_from(payload, default, message)
 
 
-_State = TypeVar("_State")
-
-
-def carry_out(
-    plans: Iterable[tuple[int, Iterable[Callable[[_State], list[Update]]]]],
-    state_of: Callable[[int], _State],
-) -> list[Update]:
-    """Apply a chunk's plans, once the whole chunk has been checked: each ``(index, steps)``
-    runs its steps on the state of that choice or candidate (``state_of(index)``); return
-    the updates, in order."""
-    updates: list[Update] = []
-    for index, steps in plans:
-        state = state_of(index)
-        for step in steps:
-            updates += step(state)
-    return updates
-
-
-def copy_data(value: Mapping[str, Any]) -> dict[str, Any]:
-    """A copy of an event's data: mappings become dicts, lists and tuples lists, other values
-    are shared. Made without recursion (any depth), each container once (shared ones stay
-    shared, a cycle stays a cycle)."""
-    copies: dict[int, Any] = {}
-    root: dict[str, Any] = {}
-    copies[id(value)] = root
-    stack: list[tuple[Any, Any]] = [(value, root)]
-    while stack:
-        source, target = stack.pop()
-        pairs = source.items() if isinstance(source, Mapping) else enumerate(source)
-        for key, item in pairs:
-            kind = type(item)
-            if kind in _LEAVES:
-                target[key] = item
-                continue
-            is_list = kind is list or kind is tuple
-            if is_list or kind is dict or isinstance(item, Mapping):
-                copy = copies.get(id(item))
-                if copy is None:
-                    copy = [None] * len(item) if is_list else {}
-                    copies[id(item)] = copy
-                    stack.append((item, copy))
-                item = copy
-            target[key] = item
-    return root
-
-
-def error_from(
-    payload: Mapping[str, Any], default: str | None = None, message: str = ""
-) -> StreamError:
-    """The error a payload reports: ``{"error": {"type" or "code", "message"}}`` (Anthropic's
-    ``error`` event, Chat Completions, a nested Responses error), ``{"error": "text"}``, or the
-    fields themselves (``{"code", "message"}``: a Responses ``error`` event, a failed
-    response's ``error``). ``default`` is the type and ``message`` the message when the
-    payload gives none."""
-    body = payload.get("error")
-    if body is None:
-        body = payload
-    elif not isinstance(body, Mapping):
-        return StreamError(body if isinstance(body, str) else describe(body))
-    kind = body.get("code") if body is payload else body.get("type") or body.get("code")
-    text = body.get("message")
-    return StreamError(
-        message if text is None else text if isinstance(text, str) else describe(text),
-        error_type=default if kind is None else kind if isinstance(kind, str) else describe(kind),
-    )
-
-
-#: How many of a body's first bytes are kept, to say what it is when it brings no event.
-BODY_HEAD = 512
-#: A body that names a file (or an address) rather than holding one: one word, with a separator
-#: in it or an extension at its end.
-_PATHLIKE = re.compile(rb"\S*(?:[/\\]\S*|\.[A-Za-z0-9]{1,8})")
-
-
-def body_kind(head: bytes, size: int) -> str:
-    """What a body that brought no event is, from its first bytes (``head``, up to
-    :data:`BODY_HEAD` of them) and its size: ``"empty"``, ``"blank"`` (whitespace only),
-    ``"object"`` or ``"array"`` (JSON: a reply that was not streamed), ``"html"`` (markup: an
-    error page), ``"path"`` (one short line that names a file), or ``"text"``. The
-    accumulators' ``read()`` and the command line both say what a body is from this."""
-    if size == 0:
-        return "empty"
-    start = head.removeprefix(b"\xef\xbb\xbf").lstrip(b" \t\r\n")
-    whole = size <= len(head)
-    if not start:
-        return "blank" if whole else "text"
-    first = start[:1]
-    if first in b"{[<":
-        return "object" if first == b"{" else "array" if first == b"[" else "html"
-    if whole and _PATHLIKE.fullmatch(start.rstrip(b" \t\r\n")):
-        return "path"
-    return "text"
-
-
-class BodyHead:
-    """The first bytes of a body and its size, kept as its chunks go by (a few hundred bytes at
-    most: the body is never buffered), to say what it is if it brings no event."""
-
-    __slots__ = ("ended", "head", "size")
-
-    def __init__(self) -> None:
-        self.head = b""
-        self.size = 0
-        self.ended = False  # whether the body's last chunk has been seen
-
-    def kind(self) -> str:
-        """What the body is (:func:`body_kind`), as far as its bytes so far tell: a body
-        refused before its end is not known to be empty, blank or a file's name."""
-        kind = body_kind(self.head, self.size)
-        return kind if self.ended or kind not in ("empty", "blank", "path") else "text"
-
-    def see(self, chunk: bytes | str) -> None:
-        """Take the next chunk (its size; its bytes, while the head is not full)."""
-        if self.size < BODY_HEAD:
-            piece = chunk[:BODY_HEAD]
-            raw = piece.encode("utf-8", "replace") if isinstance(piece, str) else piece
-            self.head = (self.head + raw)[:BODY_HEAD]
-        self.size += len(chunk)
-
-    def refusal(self, request: str) -> str:
-        """Why the body is not an event stream, for a :class:`StreamError` (``request``: how a
-        streamed answer is asked for, ``stream=True``)."""
-        kind = self.kind()
-        if kind == "empty":
-            return "the body is empty: the stream brought no event"
-        if kind == "blank":
-            return "the body is only whitespace: the stream brought no event"
-        if kind == "object":
-            return (
-                "the body is a JSON object, not an event stream: was the request made with "
-                f"{request}?"
-            )
-        if kind == "array":
-            return (
-                "the body is a JSON array, not an event stream: was the request made with "
-                f"{request}? (Gemini's streamGenerateContent answers with an array without "
-                "alt=sse)"
-            )
-        if kind == "html":
-            return (
-                "the body is HTML, not an event stream: an error page? (look at the response's "
-                "status)"
-            )
-        text = self.head.decode("utf-8", "replace")
-        if kind == "path":
-            return (
-                f"the body is the text {describe(text.strip())}, not an event stream: read() and "
-                "updates() take the body itself (its bytes or chunks), not a file's name "
-                "(open(path, 'rb').read())"
-            )
-        return (
-            "the body is not an event stream: it has no data: lines (it begins with "
-            f"{describe(text.lstrip()[:40])})"
-        )
-
-
-def body_items(body: Any, name: str) -> Iterable[Any]:
-    """The chunks or events of a body given to ``name()``; ``TypeError`` for anything else."""
-    if isinstance(body, CHUNK_TYPES):
-        return (body,)
-    if isinstance(body, Iterable) and not isinstance(body, Mapping):
-        return body
-    raise TypeError(
-        f"{name}() takes the body of an event stream: bytes, str, or an iterable of its chunks "
-        f"(response.iter_bytes()) or of events (the SDK's stream); not {describe(body)}"
-        + (" (for one event, use feed())" if isinstance(body, (Mapping, ServerSentEvent)) else "")
-    )
-
-
-def dump_event(event: Any) -> Any:
-    """An SDK object's fields as the wire carried them: ``to_dict()`` (``model_dump()`` adds
-    every default). The SDKs' parsed subclasses make pydantic warn as it dumps them: not
-    a concern of ours, so not shown."""
-    dump = getattr(event, "to_dict", None) or getattr(event, "model_dump", None)
-    if not callable(dump) or isinstance(event, type):
-        return None
-    try:
-        return dump(warnings=False)
-    except TypeError:  # a to_dict() of another kind
-        return dump()
-
-
-async def as_async(items: Iterable[Any]) -> AsyncIterator[Any]:
-    for item in items:
-        yield item
-
-
-def misuse_hint(event: Any) -> str:
-    """What to do instead of passing ``event`` to ``feed()``."""
-    if isinstance(event, str):
-        return ": decode the event's data first, or pass the ServerSentEvent"
-    if isinstance(event, CHUNK_TYPES):
-        return ": the bytes of a body go to read() or updates()"
-    return ""
+Accumulator.__module__ = "jsonsnap.streams"

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any, ClassVar
 
 from .._eventstream import EventStreamMessage
-from .._streams.accumulator import describe
+from .._jsontext import describe
 from ..streams import Accumulator, StreamError, Update
 from ._events import EXCEPTIONS, blob, body_decoder, event_of, exception, feed_takes, only
 

@@ -11,9 +11,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import JSONDecodeError, loads
+from .._errors import StreamError
 from .._eventstream import EventStreamDecoder, EventStreamMessage
-from .._streams.accumulator import describe
-from ..streams import BodyDecoder, StreamError
+from .._jsontext import describe
+from .._streams.body import BodyDecoder
 
 #: The exceptions a Bedrock stream may carry (``modelTimeoutException``: InvokeModel's only).
 EXCEPTIONS = frozenset(

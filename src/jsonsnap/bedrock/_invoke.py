@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 from .._eventstream import EventStreamMessage
-from .._streams.accumulator import describe
+from .._jsontext import describe
 from ..anthropic import MessageAccumulator
 from ..streams import StreamError, Update
 from ._events import EXCEPTIONS, blob, body_decoder, event_of, exception, feed_takes, json_object

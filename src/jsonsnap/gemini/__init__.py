@@ -72,3 +72,7 @@ __all__ = [
     "accumulate",
     "parse_json_path",
 ]
+
+for _public in (GenerateContentAccumulator, accumulate, parse_json_path):
+    _public.__module__ = __name__  # where users import them from, in messages and reprs
+del _public

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any, ClassVar
 
 from .._jsontext import describe
-from .._streams.accumulator import carry_out
+from .._streams.events import carry_out
 from ..streams import Accumulator, StreamError, ToolInput, Update
 from ._arguments import ArgText
 from ._candidate import Call, CallPlan, Candidate, Step, citations_of, others, set_role

@@ -25,7 +25,7 @@ reads is a :class:`Quirk` (``acc.quirks``, and each call's ``tool.quirks``).
 from __future__ import annotations
 
 from ..streams import StreamError, ToolInput, ToolInputError, Update
-from ._compat import QUIRKS, ChatToolInput, Quirk
+from ._compatible import QUIRKS, ChatToolInput, Quirk
 from .chat import ChatCompletionAccumulator
 from .responses import ResponseAccumulator
 

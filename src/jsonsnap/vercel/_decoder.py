@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 from .. import JSONDecodeError, loads
-from .._streams.accumulator import describe
+from .._jsontext import describe
 from .._streams.surrogates import HeldHalves
 from ..streams import Accumulator, StreamError, ToolInput, Update
 from ._dump import dump

@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
-from .._streams.accumulator import describe
+from .._jsontext import describe
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _INFINITY: Final = float("inf")

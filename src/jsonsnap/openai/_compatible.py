@@ -2,7 +2,8 @@
 
 vLLM, Ollama, Groq, OpenRouter, DeepSeek, LM Studio, llama.cpp and the gateways in front of
 them speak "the OpenAI API" with quirks the official stream never has. This module owns the
-pieces of the accumulator's compatible profile that do not depend on its state:
+pieces of the accumulator's compatible profile that do not depend on its state (the profile's
+state and its decisions are ``CompatibleProfile``'s, in ``_compatible_profile``):
 
 - :class:`Quirk` (what the profile did, and where) and :data:`QUIRKS` (each kind, described);
 - :class:`ChatToolInput`, the tool input of a Chat Completions call, which carries the quirks
@@ -30,8 +31,8 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from .. import Parser
+from .._errors import StreamError, describe
 from .._parse.grammar import WS
-from .._streams.accumulator import StreamError, describe
 from .._streams.tool_input import ToolInput
 
 #: Each kind of :class:`Quirk`, and what the compatible profile did about it.

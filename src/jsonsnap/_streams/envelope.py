@@ -1,0 +1,73 @@
+"""An event's envelope: the JSON text around what the model wrote, decoded by the C decoder.
+
+Every event of every protocol comes as a small JSON text (its ``data``, a frame's payload) that
+is decoded whole once, before anything of it is read. :func:`loads_envelope` gives it to the
+standard library's decoder, which reads such a text in a fraction of the time a whole
+:class:`jsonsnap.Parser` takes, with the same acceptance as :func:`jsonsnap.loads`: strict JSON
+(``NaN``, ``Infinity`` and ``-Infinity`` refused, as ``parse_constant`` can), a key given twice
+keeping its last value. Our parser reads the text instead where the standard library's cannot
+say what ours says:
+
+- deep data (more brackets than :data:`MOST_BRACKETS`, or a ``RecursionError`` all the same):
+  ours uses no recursion, so any depth is read, and a malformed deep text gets our error,
+  never a ``RecursionError``;
+- any text the standard library refuses: read again by ours, so that it raises our
+  :class:`jsonsnap.JSONDecodeError`, with our message and position (what the accumulators put
+  in their :class:`StreamError`).
+
+:func:`event_data` is the ``data`` of a server-sent event: the marker :data:`DONE`, or the
+JSON object it holds (anything else is a :class:`StreamError`).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Final, NoReturn
+
+from .._errors import JSONDecodeError, StreamError
+from .._parse.parser import loads
+from ..sse import ServerSentEvent
+
+#: A text with more opening brackets than this (in strings or not) is read by our parser,
+#: which has no depth limit; the standard library's decoder recurses once per level. (A text
+#: of this length or less holds no more brackets than this: it is not counted.)
+MOST_BRACKETS: Final = 400
+
+
+def _constant(name: str) -> NoReturn:
+    raise ValueError(f"{name} is not JSON")
+
+
+#: The standard library's decoder, made once, refusing what strict JSON refuses.
+_STRICT: Final = json.JSONDecoder(parse_constant=_constant)
+
+
+def loads_envelope(text: str) -> Any:
+    """The value of an event's JSON text, as :func:`jsonsnap.loads` gives it (and its
+    :class:`jsonsnap.JSONDecodeError` when the text is not JSON), read by the standard
+    library's C decoder unless depth makes ours necessary."""
+    if len(text) > MOST_BRACKETS and text.count("[") + text.count("{") > MOST_BRACKETS:
+        return loads(text)
+    try:
+        return _STRICT.decode(text)
+    except (ValueError, RecursionError):  # (json.JSONDecodeError is a ValueError)
+        return loads(text)  # our error, with our message; or the value ours takes
+
+
+#: What ``feed()`` takes for the end marker of an OpenAI stream (the data ``[DONE]``).
+DONE: Final = "[DONE]"
+
+
+def event_data(event: ServerSentEvent) -> dict[str, Any] | str:
+    """The ``data`` of a server-sent event: a JSON object, or the marker :data:`DONE`; a
+    :class:`StreamError` that says why for anything else."""
+    data = event.data
+    if data.strip() == DONE:
+        return DONE
+    try:
+        value = loads_envelope(data)
+    except JSONDecodeError as exc:
+        raise StreamError(f"the data of a {event.event!r} event is not JSON: {exc}") from None
+    if not isinstance(value, dict):
+        raise StreamError(f"the data of a {event.event!r} event is not a JSON object")
+    return value

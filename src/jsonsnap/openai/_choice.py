@@ -1,0 +1,185 @@
+"""What the Chat Completions accumulator keeps per choice, and the checked pieces of a delta.
+
+- :class:`Choice`: one choice being accumulated (its dict in the completion, its message, its
+  tool calls by index, and the compatible profile's bookkeeping of them);
+- :class:`CallDelta` and :func:`read_call_delta`: a tool call's delta, checked whole before it
+  changes anything;
+- :data:`Step` and the steps of the fields that need no handler of their own: a checked change
+  to a choice, applied once the whole chunk has been checked.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from types import NoneType
+from typing import Any
+
+from .._errors import StreamError
+from .._parse.grammar import WS
+from .._streams.fields import EventFields
+from .._streams.update import Update
+from ..streams import ToolInput
+from ._compatible import ChatToolInput, dump_arguments
+
+#: A checked change to one choice, applied once the whole chunk has been checked.
+Step = Callable[["Choice"], list[Update]]
+
+
+class Choice:
+    """One choice being accumulated: its dict in the completion and its tool calls."""
+
+    def __init__(self, index: int) -> None:
+        self.message: dict[str, Any] = {"role": None, "content": None}
+        self.choice: dict[str, Any] = {
+            "index": index,
+            "message": self.message,
+            "logprobs": None,
+            "finish_reason": None,
+        }
+        #: The tool call dicts of the message, their kinds and their inputs, by index.
+        self.calls: dict[int, dict[str, Any]] = {}
+        self.kinds: dict[int, str] = {}
+        self.tools: dict[int, ChatToolInput] = {}
+        self.order: list[int] = []  # the tool call indices, sorted
+        self.ids: dict[str, int] = {}
+        #: The compatible profile's bookkeeping: the call each index the server gave last
+        #: named, the calls placed at an index the server did not give, the call that had
+        #: the last delta, the calls that got deltas under another id than theirs (never split:
+        #: their text may be two calls' mixed), and the place of each reasoning_details entry
+        #: by its index.
+        self.server: dict[int, int] = {}
+        self.moved: set[int] = set()
+        self.last: int | None = None
+        self.mixed: set[int] = set()
+        self.details: dict[int, int] = {}
+        #: The arguments of a legacy ``function_call`` (the ``functions`` API), if any.
+        self.function: ToolInput | None = None
+        self.finished = False
+
+    def add_call(self, index: int, kind: str, tool: ChatToolInput | None) -> dict[str, Any]:
+        """A new tool call at ``index`` (in its place among the others): its dict, and its
+        tool input (``tool``, for a function call)."""
+        entry: dict[str, Any] = {"id": None, "type": kind}
+        if kind == "custom":
+            entry["custom"] = {"name": "", "input": ""}
+        elif kind == "function":
+            entry["function"] = {"name": "", "arguments": ""}
+        self.calls[index] = entry
+        self.kinds[index] = kind
+        position = bisect.bisect(self.order, index)
+        self.order.insert(position, index)
+        self.message.setdefault("tool_calls", []).insert(position, entry)
+        if tool is not None:
+            self.tools[index] = tool
+        return entry
+
+    def finished_call(self, index: int) -> bool:
+        """Whether a call's arguments are a whole JSON value (its text could end there)."""
+        tool = self.tools.get(index)
+        return (
+            tool is not None
+            and tool.error is None
+            and not tool.glued
+            and tool.is_complete(())  # (nothing shown yet is not complete)
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class CallDelta:
+    """A tool call's delta, checked."""
+
+    index: int | None
+    id: str | None
+    type: str | None
+    name: str | None  # of the function, or of the custom tool
+    arguments: str  # a piece of the function's arguments
+    whole: bool  # the arguments came as a JSON object (written here as text)
+    input: str  # a piece of the custom tool's input
+    call: Mapping[str, Any]
+    #: Whether it brings nothing to a call (a function or custom call's delta with no name,
+    #: and no arguments or input but JSON whitespace): under a new id it starts no call.
+    #: Worked out only for a delta with an id (False without one, where it is not read).
+    empty: bool
+
+
+def read_call_delta(fields: EventFields, call: Any, objects: bool) -> CallDelta:
+    """A tool call's delta, checked (``objects``: ``arguments`` may come as a JSON object,
+    written as JSON text, as Ollama sends them)."""
+    call = fields.mapping(call, "a tool call")
+    index = call.get("index")
+    bodies = []
+    whole = False
+    for part, text in (("function", "arguments"), ("custom", "input")):
+        body = call.get(part)
+        body = {} if body is None else fields.mapping(body, part)
+        name = fields.opt_string(body.get("name"), f"the {part} name")
+        piece = body.get(text)
+        if part == "function" and objects and not isinstance(piece, (str, NoneType)):
+            try:  # Ollama: the arguments whole, as an object
+                piece = dump_arguments(piece)
+            except StreamError as exc:
+                raise fields.malformed(str(exc)) from None
+            whole = True
+        bodies.append((name, fields.opt_string(piece, f"the {part} {text}") or ""))
+    kind = fields.opt_string(call.get("type"), "the tool call type")
+    (function, arguments), (custom, text) = bodies
+    call_id = fields.opt_string(call.get("id"), "the tool call id")
+    empty = (
+        call_id is not None
+        and kind in (None, "function", "custom")
+        and not (function or custom or arguments.strip(WS) or text.strip(WS))
+    )
+    return CallDelta(
+        None if index is None else fields.key(index, "the tool call index"),
+        call_id,
+        kind,
+        custom if kind == "custom" else function,
+        arguments,
+        whole,
+        text,
+        call,
+        empty,
+    )
+
+
+def take_name(part: dict[str, Any], name: str | None) -> None:
+    """Take a function's name from a delta: a server that repeats it (whole, or growing) in
+    every chunk does not double it; a name sent in pieces is joined."""
+    if name:
+        old = part["name"]
+        part["name"] = name if name.startswith(old) else old + name
+
+
+def latest(target: dict[str, Any], values: Mapping[str, Any]) -> list[Update]:
+    """Fields kept as their latest value: no update to report."""
+    target.update(values)
+    return []
+
+
+def other(key: str, value: Any) -> Step:
+    """A message field this version does not know (``audio``...): its latest value."""
+    return lambda state: latest(state.message, {key: value})
+
+
+def logprobs_step(logprobs: Mapping[str, Any]) -> Step:
+    """A choice's ``logprobs``: its token lists grow, its other fields keep their latest
+    value."""
+
+    def step(state: Choice) -> list[Update]:
+        kept = state.choice["logprobs"]
+        if kept is None:
+            state.choice["logprobs"] = kept = {}
+        for key, value in logprobs.items():
+            if isinstance(value, list):  # token lists grow (in place: each is ours)
+                old = kept.get(key)
+                if isinstance(old, list):
+                    old.extend(value)
+                else:
+                    kept[key] = list(value)
+            elif value is not None or key not in kept:
+                kept[key] = value
+        return []
+
+    return step
