@@ -24,6 +24,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import paths
 from effort import examples
 from jsonsnap import __build__, __version__
 from jsonsnap import __main__ as cli
@@ -36,7 +37,7 @@ from jsonsnap.openai import ChatCompletionAccumulator, ResponseAccumulator
 from jsonsnap.vercel import UIMessageAccumulator
 from terminal import Screen, recording, run_in_pty, sse
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = paths.ROOT
 FIXTURES = sorted((ROOT / "fixtures").glob("*/*.sse"))
 ANTHROPIC = ROOT / "fixtures" / "anthropic"
 WRITE_FILE = ANTHROPIC / "text_then_write_file.sse"

@@ -17,10 +17,11 @@ from typing import Any
 
 import pytest
 
+import paths
 from jsonsnap import __main__ as cli
 from terminal import recording, run_in_pty, stray_controls
 
-ROOT = Path(__file__).resolve().parent.parent / "fixtures"
+ROOT = paths.FIXTURES
 ANTHROPIC = ROOT / "anthropic" / "schema_tool_enum.sse"
 CHAT = ROOT / "openai" / "chat_schema_tool_enum.sse"
 RESPONSES = ROOT / "openai" / "responses_schema_tool_enum.sse"

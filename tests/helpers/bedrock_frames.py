@@ -26,10 +26,11 @@ import struct
 import sys
 import uuid
 import zlib
-from pathlib import Path
 from typing import Any, Final
 
-FIXTURES: Final = Path(__file__).resolve().parent.parent / "fixtures" / "bedrock"
+import paths
+
+FIXTURES: Final = paths.FIXTURES / "bedrock"
 #: What Bedrock's padding field ``p`` is cut from.
 PADDING: Final = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 

@@ -16,10 +16,11 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, Final
 
+import paths
 from chunking import T, random_splits
 from values import diff
 
-ROOT: Final = Path(__file__).resolve().parent.parent / "fixtures"
+ROOT: Final = paths.FIXTURES
 #: The chunk sizes every recording is replayed at.
 CHUNK_SIZES: Final = (1, 3, 7, 64)
 

@@ -445,3 +445,6 @@ def chunked_bytes(draw: st.DrawFn, texts: st.SearchStrategy[str]) -> tuple[str, 
     text = draw(texts)
     data = text.encode("utf-8")
     return text, _bytes_at(data, draw(split_points(len(data))))
+
+
+SURROGATES = st.characters(categories=["Cs"])

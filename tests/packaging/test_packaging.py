@@ -28,13 +28,14 @@ from zipfile import ZipFile
 import pytest
 
 import jsonsnap
+import paths
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:
     import tomli as tomllib
 
-ROOT: Final = Path(__file__).resolve().parent.parent
+ROOT: Final = paths.ROOT
 PYPROJECT: Final[dict[str, Any]] = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))
 #: The recording the demo plays, and its copy shipped in the package.
 FIXTURE: Final = ROOT / "fixtures" / "anthropic" / "text_then_write_file.sse"
@@ -156,7 +157,7 @@ def test_the_sdist_is_the_whole_source(sdist_files: set[str]) -> None:
     assert sdist_files == expected, (
         f"missing: {sorted(expected - sdist_files)}; unexpected: {sorted(sdist_files - expected)}"
     )
-    assert "tests/test_packaging.py" in sdist_files
+    assert "tests/packaging/test_packaging.py" in sdist_files
     assert "fixtures/anthropic/text_then_write_file.sse" in sdist_files
 
 

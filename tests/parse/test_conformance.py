@@ -9,17 +9,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any, Final
 
 import pytest
 
 import jsonsnap
+import paths
 from chunking import chunkings
 from values import NOTHING, diff, grows, show, strict_loads
 
 #: A copy of JSONTestSuite's test_parsing corpus, with its licence beside it.
-SUITE: Final = Path(__file__).resolve().parent / "data" / "JSONTestSuite" / "test_parsing"
+SUITE: Final = paths.DATA / "JSONTestSuite" / "test_parsing"
 
 
 def names(prefix: str) -> list[str]:

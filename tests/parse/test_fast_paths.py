@@ -22,23 +22,10 @@ from hypothesis import strategies as st
 import jsonsnap
 import strategies
 from effort import examples
+from fast_configs import ALONE, CONFIGS, EAGER
 from jsonsnap._parse import fast as _fast
 from jsonsnap._parse.fast import DEFAULT, GENERAL, FastPaths
 from values import diff
-
-#: Each fast path alone, on top of the automaton.
-ALONE: dict[str, FastPaths] = {
-    "lane": replace(GENERAL, lane=True),
-    "elements": replace(GENERAL, elements=True),
-    "members": replace(GENERAL, members=True),
-    "runs": replace(GENERAL, runs=True),
-    "long strings": replace(GENERAL, long_string=0, window=3),
-    "scanner": replace(GENERAL, scan_min=0),
-    "plain tree": replace(GENERAL, plain_tree=True),
-}
-#: Every fast path taken as often as it can be.
-EAGER = replace(DEFAULT, long_string=0, window=3, scan_min=0)
-CONFIGS: dict[str, FastPaths] = {**ALONE, "all": DEFAULT, "eager": EAGER}
 
 
 def test_the_configurations_differ() -> None:

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Sequence
-from pathlib import Path
 from typing import Any, Final
 
 import pytest
 
 import jsonsnap
+import paths
 from chunking import chunkings
 from values import diff, grows
 
-DOCUMENTS: Final = Path(__file__).resolve().parent.parent / "fixtures" / "documents"
+DOCUMENTS: Final = paths.FIXTURES / "documents"
 NAMES: Final = sorted(p.name for p in DOCUMENTS.glob("*.json"))
 
 

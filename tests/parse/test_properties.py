@@ -40,6 +40,7 @@ import effort
 import jsonsnap
 import strategies
 from effort import examples
+from feeding import feed_growing, snap
 from reference import first_error, is_complete, snapshot_model
 from values import NOTHING, diff, grows, strict_loads
 
@@ -59,26 +60,6 @@ def shares_no_container(a: Any, b: Any) -> bool:
     if isinstance(a, dict) and isinstance(b, dict):
         return a is not b and all(shares_no_container(a[k], b[k]) for k in a if k in b)
     return True
-
-
-def snap(parser: jsonsnap.Parser) -> Any:
-    """An independent copy of the parser's snapshot; NOTHING when nothing is shown yet."""
-    return parser.snapshot(NOTHING, copy=True)
-
-
-def feed_growing(parser: jsonsnap.Parser, fragments: Sequence[str]) -> Any:
-    """Feed ``fragments``, checking that each snapshot grows the one before it (settled: only
-    the last member of each container may still change); return the last snapshot."""
-    previous: Any = NOTHING
-    fed = ""
-    for fragment in fragments:
-        parser.feed(fragment)
-        fed += fragment
-        current = snap(parser)
-        problem = grows(previous, current, settled=True)
-        assert problem is None, (fed, previous, current, problem)
-        previous = current
-    return previous
 
 
 def partial(text: str) -> Any:
@@ -292,9 +273,6 @@ def test_d_random_json_ish_text_agrees_with_the_reference(case: tuple[str, list[
 # --------------------------------------------------------------------------- e. fuzz
 
 
-_SURROGATES = st.characters(categories=["Cs"])
-
-
 def _parse_or_own_error(fragments: Sequence[str | bytes]) -> tuple[bool, Any]:
     """(True, value) or (False, error); any exception but JSONDecodeError propagates."""
     parser = jsonsnap.Parser()
@@ -309,7 +287,7 @@ def _parse_or_own_error(fragments: Sequence[str | bytes]) -> tuple[bool, Any]:
 
 
 @settings(max_examples=examples(300))
-@given(strategies.chunked(st.text(st.one_of(st.characters(), _SURROGATES), max_size=60)))
+@given(strategies.chunked(st.text(st.one_of(st.characters(), strategies.SURROGATES), max_size=60)))
 def test_e_arbitrary_text_parses_or_raises_jsondecodeerror(case: tuple[str, list[str]]) -> None:
     text, fragments = case
     ok, value = _parse_or_own_error(fragments)

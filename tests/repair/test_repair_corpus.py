@@ -27,16 +27,16 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any, Final
 
 import pytest
 
 import jsonsnap
+import paths
 from chunking import chunkings
 from values import NOTHING, diff, grows
 
-CORPUS: Final = Path(__file__).resolve().parent.parent / "fixtures" / "repair"
+CORPUS: Final = paths.FIXTURES / "repair"
 CASES: Final[list[dict[str, Any]]] = json.loads((CORPUS / "cases.json").read_text(encoding="utf-8"))
 IDS: Final = [case["id"] for case in CASES]
 ERROR: Final = {"$error": True}

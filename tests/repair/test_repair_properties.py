@@ -29,8 +29,8 @@ f. every ``Repair`` of a spoiled document lies within the text, its line and col
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import Any, NamedTuple
+from collections.abc import Sequence
+from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -38,43 +38,12 @@ from hypothesis import strategies as st
 import jsonsnap
 import strategies
 from effort import examples
+from feeding import feed_growing, parse, same_outcome, snap
 from spoil import KINDS, Spoiled, spoiled_documents
-from test_properties import _SURROGATES, feed_growing, snap
+from tolerant_texts import FUZZ_TEXTS, several_values
 from values import NOTHING, diff, grows, oracle, strict_loads
 
 # --------------------------------------------------------------------------- helpers
-
-
-class Outcome(NamedTuple):
-    """How one parse ended: the final value (NOTHING on error), the error, and the repairs."""
-
-    value: Any
-    error: jsonsnap.JSONDecodeError | None
-    repairs: list[jsonsnap.Repair]
-
-
-def parse(fragments: Iterable[str], **options: Any) -> Outcome:
-    """Feed ``fragments`` to a new ``Parser(**options)`` and close it; any exception but
-    ``JSONDecodeError`` propagates."""
-    parser = jsonsnap.Parser(**options)
-    try:
-        for fragment in fragments:
-            parser.feed(fragment)
-        value = parser.close()
-    except jsonsnap.JSONDecodeError as err:
-        assert isinstance(err.pos, int) and isinstance(err.incomplete, bool)
-        return Outcome(NOTHING, err, list(parser.repairs))
-    return Outcome(value, None, list(parser.repairs))
-
-
-def same_outcome(text: str, whole: Outcome, cut: Outcome, fragments: Sequence[str]) -> None:
-    """``cut`` (``text`` fed as ``fragments``) ended as ``whole`` (``text`` fed at once)."""
-    if whole.error is not None or cut.error is not None:
-        assert whole.error is not None and cut.error is not None, (text, fragments, whole, cut)
-        assert whole.error.pos == cut.error.pos, (text, fragments, whole.error, cut.error)
-        return
-    assert diff(whole.value, cut.value) is None, (text, fragments, whole.value, cut.value)
-    assert whole.repairs == cut.repairs, (text, fragments, whole.repairs, cut.repairs)
 
 
 def check_repair_positions(text: str, repairs: Sequence[jsonsnap.Repair], *, end: bool) -> None:
@@ -162,63 +131,9 @@ def test_c_a_spoiled_document_reads_back_as_its_value(
 
 # --------------------------------------------------------------------------- d. fuzz
 
-#: The tokens of the repairs, for random text that gets far into tolerant mode's code.
-REPAIR_TOKENS = (
-    "'",
-    "\\'",
-    "//",
-    "/*",
-    "*/",
-    "\n",
-    "True",
-    "False",
-    "None",
-    "undefined",
-    "NaN",
-    "Infinity",
-    "-Infinity",
-    "```",
-    "```json\n",
-    "Here is",
-    "the answer: ",
-    "ab",
-    "$_1",
-    "\\x",
-    "\\u12G4",
-    "\x01",
-    "\t",
-    "1234567890" * 3,  # a long number, cut anywhere in it
-)
-_MUTATION_CHARS = strategies.CORRUPTION_CHARS + "'`/*$_TFNIu"
-
-
-@st.composite
-def _mutated_spoiled(draw: st.DrawFn) -> str:
-    """A spoiled document with one character inserted, deleted or replaced."""
-    _, (text, _used) = draw(spoiled_documents(max_leaves=6))
-    at = draw(st.integers(0, len(text)))
-    op = draw(st.sampled_from(["insert", "delete", "replace"]))
-    if op == "insert" or at == len(text):
-        return text[:at] + draw(st.sampled_from(_MUTATION_CHARS)) + text[at:]
-    if op == "delete":
-        return text[:at] + text[at + 1 :]
-    return text[:at] + draw(st.sampled_from(_MUTATION_CHARS)) + text[at + 1 :]
-
-
-_NOISE = st.one_of(st.sampled_from(strategies.CORRUPTION_CHARS), st.sampled_from(REPAIR_TOKENS))
-
-_FUZZ_TEXTS = st.one_of(
-    st.text(st.one_of(st.characters(), _SURROGATES), max_size=60),
-    strategies.json_ish_text(),
-    st.lists(st.one_of(_NOISE, strategies.scalar_literals()), max_size=30).map("".join),
-    # Where a first scalar ends and text after it begins: trailing text, or leading text?
-    st.tuples(strategies.scalar_literals(), st.lists(_NOISE, max_size=5).map("".join)).map("".join),
-    _mutated_spoiled(),
-)
-
 
 @settings(max_examples=examples(400))
-@given(strategies.chunked(_FUZZ_TEXTS))
+@given(strategies.chunked(FUZZ_TEXTS))
 def test_d_arbitrary_text_reads_or_raises_the_same_however_cut(
     case: tuple[str, list[str]],
 ) -> None:
@@ -238,33 +153,6 @@ def test_d_arbitrary_text_reads_or_raises_the_same_however_cut(
 
 
 # --------------------------------------------------------------------------- e. several values
-
-
-def _one_line(text: str) -> str:
-    """A value's text with its whitespace newlines made spaces (valid JSON holds no raw line
-    break inside a string, so they are all whitespace)."""
-    return text.replace("\n", " ").replace("\r", " ")
-
-
-@st.composite
-def several_values(draw: st.DrawFn) -> tuple[list[str], str]:
-    """Some value texts, and one stream holding them all: NDJSON, or glued together (two
-    containers with nothing or whitespace between them, anything else with whitespace)."""
-    texts = draw(st.lists(strategies.json_values(max_leaves=8), min_size=1, max_size=6))
-    if draw(st.booleans()):
-        ending = draw(st.sampled_from(["\n", "\r\n"]))
-        last = draw(st.sampled_from(["", ending]))
-        return texts, ending.join(_one_line(t) for t in texts) + last
-    parts = [draw(strategies.whitespace())]
-    for i, t in enumerate(texts):
-        if i:
-            gap = draw(strategies.whitespace())
-            if not gap and not (texts[i - 1][0] in "[{" and t[0] in "[{"):
-                gap = draw(st.sampled_from(strategies.JSON_WHITESPACE))
-            parts.append(gap)
-        parts.append(t)
-    parts.append(draw(strategies.whitespace()))
-    return texts, "".join(parts)
 
 
 @settings(max_examples=examples(150))

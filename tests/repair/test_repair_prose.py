@@ -27,8 +27,9 @@ import jsonsnap
 import strategies
 from chunking import chunkings
 from effort import examples
-from test_repair import Repairs, check, check_error
-from test_repair_properties import _FUZZ_TEXTS, REPAIR_TOKENS, parse, same_outcome, several_values
+from feeding import parse, same_outcome
+from repair_tables import Repairs, check, check_error
+from tolerant_texts import FUZZ_TEXTS, REPAIR_TOKENS, several_values
 from values import NOTHING, diff, grows, strict_loads
 
 # --------------------------------------------------------------------------- prose like a value
@@ -312,7 +313,7 @@ _PROSE_TOKENS = (
     "3",
 )
 _PROSE_FUZZ = st.one_of(
-    _FUZZ_TEXTS,
+    FUZZ_TEXTS,
     st.lists(
         st.one_of(st.sampled_from(_PROSE_TOKENS), strategies.scalar_literals()), max_size=20
     ).map("".join),

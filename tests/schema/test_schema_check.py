@@ -22,9 +22,9 @@ import pytest
 
 import jsonsnap
 from chunking import chunkings
+from fast_configs import CONFIGS
 from jsonsnap import NOT_YET, FieldState, Parser, Schema, SchemaError
 from jsonsnap._parse.fast import GENERAL
-from test_fast_paths import CONFIGS
 
 # ---------------------------------------------------------------------------- the table
 

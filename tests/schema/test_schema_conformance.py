@@ -21,16 +21,16 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any, Final, NamedTuple
 
 import pytest
 
 import jsonsnap
+import paths
 from chunking import chunkings
 
 #: The copy of the suite's draft 2020-12 files, with its licence one level up.
-SUITE: Final = Path(__file__).resolve().parent / "data" / "JSON-Schema-Test-Suite" / "draft2020-12"
+SUITE: Final = paths.DATA / "JSON-Schema-Test-Suite" / "draft2020-12"
 
 #: Cases (schemas) skipped because their schema does not compile with unknown="error", per file.
 #: 22 of 187: propertyNames / dependentSchemas beside additionalProperties (2), a $ref to the

@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 import jsonsnap
 from chunking import chunkings
 from effort import examples
-from test_schema_oracle import KEYS, PATTERNS, _near, _text, cases, trees
+from schema_cases import KEYS, PATTERNS, cases, near, string_text, trees
 
 jsonschema = pytest.importorskip("jsonschema")
 
@@ -91,7 +91,7 @@ def _strings_in(schema: Any) -> list[str]:
 
 def _string(draw: st.DrawFn, value: str) -> str:
     """A string token: mostly as json.dumps writes it, sometimes with escapes."""
-    return _text(draw, value) if not draw(st.integers(0, 3)) else json.dumps(value)
+    return string_text(draw, value) if not draw(st.integers(0, 3)) else json.dumps(value)
 
 
 @st.composite
@@ -174,11 +174,11 @@ def duplicated(draw: st.DrawFn) -> tuple[Any, dict[str, Any], dict[str, Any], st
             },
         )
     )
-    document = _near(draw, schema, schema, 0)
+    document = near(draw, schema, schema, 0)
     assume(isinstance(document, dict) and document)
     keys = draw(st.lists(st.sampled_from(sorted(document)), min_size=1, max_size=2, unique=True))
     props = schema.get("properties", {})
-    earlier = {k: _near(draw, props.get(k, True), schema, 1) for k in keys}
+    earlier = {k: near(draw, props.get(k, True), schema, 1) for k in keys}
     members = [f"{json.dumps(k)}: {json.dumps(v)}" for k, v in earlier.items()]
     members.extend(f"{json.dumps(k)}: {json.dumps(v)}" for k, v in document.items())
     return schema, document, earlier, "{" + ", ".join(members) + "}"

@@ -32,6 +32,7 @@ from hypothesis import strategies as st
 
 import jsonsnap
 import jsonsnap._schema.compile
+import paths
 from chunking import chunkings
 from effort import examples
 from jsonsnap import (
@@ -45,7 +46,7 @@ from jsonsnap import (
 from jsonsnap import __main__ as cli
 from jsonsnap._schema import regex as _regex
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+FIXTURES = paths.FIXTURES
 RESPONSES = FIXTURES / "openai" / "responses_schema_tool_enum.sse"
 
 # --------------------------------------------------------------------------- doubling $ref

@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import jsonsnap
+from astral import ASTRAL_TEXTS, code_units
 from chunking import random_splits
 from effort import examples
 from jsonsnap.anthropic import MessageAccumulator, StreamError, ToolInputError, accumulate
@@ -451,13 +452,6 @@ def test_tool_status_while_streaming_and_after() -> None:
     assert tool.final() == {"a": 1}
 
 
-def code_units(text: str) -> str:
-    """``text`` as UTF-16 code units: each character beyond the BMP as its two halves, as a
-    stream's JSON escapes it (``\\ud83d\\ude00``) and may cut it between two events."""
-    data = text.encode("utf-16-le", "surrogatepass")
-    return "".join(chr(int.from_bytes(data[i : i + 2], "little")) for i in range(0, len(data), 2))
-
-
 def thinking_events(index: int, pieces: list[str]) -> list[dict[str, Any]]:
     events = text_events(index, pieces)
     events[0]["content_block"] = {"type": "thinking", "thinking": ""}
@@ -503,11 +497,6 @@ def test_a_surrogate_pair_cut_between_deltas_is_joined() -> None:
 
 
 #: Short texts of characters beyond the BMP, and a few that JSON escapes.
-ASTRAL_TEXTS = st.text(
-    st.one_of(st.characters(min_codepoint=0x10000), st.sampled_from('a "\\\n')), max_size=12
-)
-
-
 @settings(max_examples=examples(40))
 @given(text=ASTRAL_TEXTS, seed=st.integers(0, 2**16))
 def test_generated_texts_cut_anywhere_join(text: str, seed: int) -> None:

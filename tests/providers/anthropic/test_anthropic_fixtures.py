@@ -11,17 +11,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from pathlib import Path
 from typing import Any, Final
 
 import pytest
 
+import paths
 from jsonsnap.anthropic import MessageAccumulator, StreamError, ToolInputError, accumulate
 from jsonsnap.sse import SSEDecoder
 from recordings import assert_same_json, cut, error_state, random_pieces, tool_state, ways
 from values import diff
 
-FIXTURES: Final = Path(__file__).resolve().parent.parent / "fixtures" / "anthropic"
+FIXTURES: Final = paths.FIXTURES / "anthropic"
 NAMES: Final = sorted(p.stem for p in FIXTURES.glob("*.sse"))
 
 #: The cases the fixture set must cover; deleting one of them fails test_every_case_is_there.

@@ -42,12 +42,13 @@ from anthropic.types import Message, RawMessageStreamEvent
 from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 
+import paths
 import strategies
 from effort import examples
 from jsonsnap.anthropic import MessageAccumulator, StreamError, ToolInputError, accumulate
 from recordings import byte_cuts, chunks_of, well_formed
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "anthropic"
+FIXTURES = paths.FIXTURES / "anthropic"
 MODEL = "claude-test"
 BOM = "\ufeff".encode()
 

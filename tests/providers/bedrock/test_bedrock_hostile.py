@@ -25,6 +25,16 @@ from hypothesis import strategies as st
 
 from bedrock_frames import FIXTURES, event_frame, exception_frame, frame
 from effort import examples
+from hostile_events import (
+    ANTHROPIC_EVENTS,
+    ANTHROPIC_START,
+    INDEX,
+    TEXT,
+    VALUE,
+    WRONG,
+    check,
+    shaped,
+)
 from jsonsnap.bedrock import (
     EVENTS,
     EXCEPTIONS,
@@ -35,16 +45,6 @@ from jsonsnap.bedrock import (
     StreamError,
 )
 from recordings import random_pieces
-from test_stream_errors import (
-    ANTHROPIC_EVENTS,
-    ANTHROPIC_START,
-    INDEX,
-    TEXT,
-    VALUE,
-    WRONG,
-    check,
-    shaped,
-)
 
 FIXTURE_BODIES = [p.read_bytes() for p in sorted(FIXTURES.glob("*.bin"))]
 

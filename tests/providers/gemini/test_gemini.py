@@ -18,23 +18,24 @@ import itertools
 import json
 import math
 from collections.abc import Iterable
-from pathlib import Path
 from typing import Any, Final
 
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+import paths
 from effort import examples
+from gemini_args import ARGS, leaves, path_text, pieces_of
+from hostile_events import INDEX, TEXT, VALUE, WRONG, check, shaped
 from jsonsnap import Appended, Change, Parser
 from jsonsnap import __main__ as cli
 from jsonsnap.gemini import GenerateContentAccumulator, accumulate, parse_json_path
 from jsonsnap.sse import ServerSentEvent
 from jsonsnap.streams import PROTOCOLS, StreamError, detect
 from recordings import assert_same_json, cut, error_state, ways
-from test_stream_errors import INDEX, TEXT, VALUE, WRONG, check, shaped
 
-FIXTURES: Final = Path(__file__).resolve().parent.parent / "fixtures" / "gemini"
+FIXTURES: Final = paths.FIXTURES / "gemini"
 NAMES: Final = sorted(p.stem for p in FIXTURES.glob("*.sse"))
 CASES: Final = frozenset(
     {
@@ -431,39 +432,6 @@ def test_a_rejected_chunk_undoes_the_paths_it_wrote() -> None:
 
 # --------------------------------------------------------------------------- property: same value
 
-KEYS = st.text(alphabet=st.sampled_from('ab "\\é😀\n'), min_size=1, max_size=4)
-STRINGS = st.text(alphabet=st.sampled_from('xy "\\\t\né€😀\U0001f44d'), max_size=12)
-NUMBERS = st.one_of(
-    st.integers(-(10**12), 10**12),
-    st.floats(allow_nan=False, allow_infinity=False).filter(lambda f: not f.is_integer()),
-)
-LEAVES = st.one_of(st.none(), st.booleans(), NUMBERS, STRINGS)
-ARGS = st.dictionaries(
-    KEYS,
-    st.recursive(
-        LEAVES,
-        lambda inner: st.one_of(
-            st.lists(inner, min_size=1, max_size=3),
-            st.dictionaries(KEYS, inner, min_size=1, max_size=3),
-        ),
-        max_leaves=8,
-    ),
-    max_size=5,
-)
-
-
-def leaves(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[tuple[Any, ...], Any]]:
-    """The leaves of a value in document order (no empty containers in ARGS)."""
-    if isinstance(value, dict):
-        return [leaf for k, v in value.items() for leaf in leaves(v, (*path, k))]
-    if isinstance(value, list):
-        return [leaf for i, v in enumerate(value) for leaf in leaves(v, (*path, i))]
-    return [(path, value)]
-
-
-def path_text(path: tuple[Any, ...]) -> str:
-    return "$" + "".join(f"[{p}]" if isinstance(p, int) else f"[{json.dumps(p)}]" for p in path)
-
 
 def put(model: dict[str, Any], path: tuple[Any, ...], value: Any) -> None:
     """The reference: set ``value`` at ``path``, making containers as the path says."""
@@ -496,12 +464,6 @@ def joined(records: list[Change]) -> list[Any]:
         else:
             out.append(record)
     return out
-
-
-def pieces_of(text: str, draw: Any, most: int = 3) -> list[str]:
-    """``text`` cut at up to ``most`` places drawn (pieces may be empty)."""
-    cuts = sorted(set(draw(st.lists(st.integers(0, len(text)), max_size=most))))
-    return [text[a:b] for a, b in itertools.pairwise([0, *cuts, len(text)])]
 
 
 def same(a: Any, b: Any) -> bool:

@@ -29,12 +29,12 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from effort import examples
+from gemini_args import ARGS, leaves, path_text, pieces_of
+from gemini_sdk import held, mine
+from hostile_events import check
 from jsonsnap import gemini
 from jsonsnap.gemini import GenerateContentAccumulator
 from jsonsnap.streams import StreamError, Update
-from test_gemini import ARGS, leaves, path_text, pieces_of
-from test_gemini_sdk import held, mine
-from test_stream_errors import check
 
 NAMES = st.sampled_from(["get_weather", "get_weather", "write_file"])
 WORDS = st.text(alphabet=st.sampled_from("ab \n\u00e9\U0001f600"), min_size=1, max_size=6)

@@ -20,11 +20,8 @@ payloads as they come, where we raise.
 
 from __future__ import annotations
 
-import base64
-import itertools
 import json
 from collections.abc import Iterator, Sequence
-from pathlib import Path
 from typing import Any
 
 import httpx2
@@ -32,11 +29,13 @@ import pytest
 from google import genai
 from google.genai import errors, types
 
-from jsonsnap.gemini import GenerateContentAccumulator, parse_json_path
+import paths
+from gemini_sdk import held, mine
+from jsonsnap.gemini import GenerateContentAccumulator
 from jsonsnap.streams import StreamError
 from recordings import assert_same_json, byte_cuts, well_formed
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "gemini"
+FIXTURES = paths.FIXTURES / "gemini"
 NAMES = sorted(p.stem for p in FIXTURES.glob("*.sse"))
 GOOD = [name for name in NAMES if well_formed(FIXTURES / f"{name}.sse")]
 
@@ -60,98 +59,6 @@ def sdk_stream(name: str, chunks: Sequence[bytes]) -> Iterator[types.GenerateCon
 
 def ours(chunks: Sequence[bytes] | Sequence[Any]) -> GenerateContentAccumulator:
     return GenerateContentAccumulator().read(chunks)
-
-
-def put(args: dict[str, Any], path: str, value: Any, join: bool) -> None:
-    """An SDK user's rebuilding of streamed arguments: the value at the path, string pieces
-    joined."""
-    segments = parse_json_path(path)
-    node: Any = args
-    last: Any
-    for key, nxt in itertools.pairwise(segments):
-        if isinstance(node, list) and key == len(node):
-            node.append([] if isinstance(nxt, int) else {})
-        elif isinstance(node, dict) and key not in node:
-            node[key] = [] if isinstance(nxt, int) else {}
-        node = node[key]
-    last = segments[-1]
-    if isinstance(node, list) and last == len(node):
-        node.append(value)
-    elif join and isinstance(node.get(last) if isinstance(node, dict) else node[last], str):
-        node[last] += value
-    else:
-        node[last] = value
-
-
-def held(responses: list[types.GenerateContentResponse]) -> dict[str, Any]:
-    """What an SDK user holds at the end of the stream, candidate 0."""
-    text, thoughts, calls, signatures = "", "", [], []
-    streamed: dict[str, Any] | None = None
-    finish, usage = None, None
-    for response in responses:
-        if response.usage_metadata is not None:
-            usage = response.usage_metadata.model_dump(
-                mode="json", by_alias=True, exclude_none=True
-            )
-        if not response.candidates:
-            continue
-        candidate = response.candidates[0]
-        finish = candidate.finish_reason or finish
-        for part in (candidate.content and candidate.content.parts) or []:
-            if part.thought_signature:
-                signatures.append(base64.b64encode(part.thought_signature).decode())
-            if part.text is not None:
-                if part.thought:
-                    thoughts += part.text
-                else:
-                    text += part.text
-            call = part.function_call
-            if call is None:
-                continue
-            if call.will_continue or call.partial_args or streamed is not None:
-                if streamed is None:
-                    streamed = {"name": call.name, "args": {}}
-                for arg in call.partial_args or []:
-                    value: Any = arg.string_value
-                    if value is None:
-                        value = arg.number_value if arg.number_value is not None else arg.bool_value
-                    assert arg.json_path is not None
-                    put(streamed["args"], arg.json_path, value, arg.string_value is not None)
-                if not call.will_continue:
-                    calls.append(streamed)
-                    streamed = None
-            else:
-                calls.append({"name": call.name, "args": call.args or {}})
-    return {
-        "text": text,
-        "thoughts": thoughts,
-        "calls": calls,
-        "signatures": signatures,
-        "finish": None if finish is None else finish.value,
-        "usage": usage,
-    }
-
-
-def mine(acc: GenerateContentAccumulator) -> dict[str, Any]:
-    """The same, from our response."""
-    response = acc.response or {}
-    candidates = response.get("candidates") or [{}]
-    parts = candidates[0].get("content", {}).get("parts", [])
-    text = "".join(p["text"] for p in parts if "text" in p and not p.get("thought"))
-    thoughts = "".join(p["text"] for p in parts if "text" in p and p.get("thought"))
-    calls = [
-        {"name": p["functionCall"]["name"], "args": p["functionCall"]["args"]}
-        for p in parts
-        if "functionCall" in p
-    ]
-    return {
-        "text": text,
-        "thoughts": thoughts,
-        "calls": calls,
-        "signatures": [p["thoughtSignature"] for p in parts if "thoughtSignature" in p],
-        "finish": candidates[0].get("finishReason"),
-        "usage": response.get("usageMetadata"),
-    }
 
 
 @pytest.mark.parametrize("name", GOOD)

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import copy
 import json
-from pathlib import Path
 from typing import Any, Final
 
 import pytest
 
+import paths
 from jsonsnap import __main__ as cli
 from jsonsnap.openai import (
     ChatCompletionAccumulator,
@@ -33,7 +33,7 @@ from jsonsnap.sse import ServerSentEvent
 from recordings import assert_same_json, cut, error_state, random_pieces, ways
 from values import grows
 
-FIXTURES: Final = Path(__file__).resolve().parent.parent / "fixtures" / "openai-compatible"
+FIXTURES: Final = paths.FIXTURES / "openai-compatible"
 NAMES: Final = sorted(p.stem for p in FIXTURES.glob("*.sse"))
 WAYS: Final = ways(random_rounds=4, text_rounds=1)
 

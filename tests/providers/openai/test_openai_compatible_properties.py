@@ -22,11 +22,11 @@ from typing import Any
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from chat_sdk import common, sdk_final
 from effort import examples
+from hostile_events import CHUNKS, INDEX, TEXT, VALUE, check, shaped
 from jsonsnap.openai import ChatCompletionAccumulator
 from recordings import random_pieces
-from test_openai_sdk import common, sdk_final
-from test_stream_errors import CHUNKS, INDEX, TEXT, VALUE, check, shaped
 
 NAMES = st.sampled_from(["get_weather", "write_file", "f"])
 SCALAR = st.one_of(

@@ -12,16 +12,16 @@ other fixture the SDK gets the quirk wrong, and a test says what it does and wha
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any, Final
 
 import pytest
 
+import paths
+from chat_sdk import common, sdk_final, sdk_stream_final
 from jsonsnap.openai import ChatCompletionAccumulator
 from recordings import byte_cuts
-from test_openai_sdk import common, sdk_final, sdk_stream_final
 
-FIXTURES: Final = Path(__file__).resolve().parent.parent / "fixtures" / "openai-compatible"
+FIXTURES: Final = paths.FIXTURES / "openai-compatible"
 #: The fixtures the SDK reads as the server meant them.
 PARITY: Final = [
     "deepseek_usage_empty_choices",

@@ -14,11 +14,11 @@ import copy
 import json
 import re
 from collections.abc import Callable, Iterator, Sequence
-from pathlib import Path
 from typing import Any, Final
 
 import pytest
 
+import paths
 from jsonsnap.openai import (
     ChatCompletionAccumulator,
     ResponseAccumulator,
@@ -30,7 +30,7 @@ from jsonsnap.sse import SSEDecoder
 from recordings import assert_same_json, cut, error_state, random_pieces, ways
 from values import diff, grows
 
-FIXTURES: Final = Path(__file__).resolve().parent.parent / "fixtures" / "openai"
+FIXTURES: Final = paths.FIXTURES / "openai"
 NAMES: Final = sorted(p.stem for p in FIXTURES.glob("*.sse"))
 
 #: The cases the fixture set must cover; deleting one of them fails test_every_case_is_there.

@@ -26,8 +26,10 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from astral import ASTRAL, ASTRAL_TEXTS, code_units
 from chunking import chunkings, random_splits
 from effort import examples
+from hostile_events import DEEP, INDEX, TEXT, VALUE, check, deep, typed
 from jsonsnap import __main__ as cli
 from jsonsnap import vercel
 from jsonsnap.anthropic import MessageAccumulator
@@ -36,8 +38,7 @@ from jsonsnap.sse import SSEDecoder
 from jsonsnap.streams import PROTOCOLS, StreamError, ToolInputError, Update
 from jsonsnap.vercel import UIMessageAccumulator, UIMessageEncoder
 from recordings import ROOT, all_fixtures, assert_same_json, cut, error_state, tool_state, ways
-from test_anthropic import ASTRAL_TEXTS, code_units
-from test_stream_errors import DEEP, INDEX, TEXT, VALUE, check, deep, typed
+from ui_streams import UI_START, tool_stream, ui_pieces
 
 FIXTURES: Final = ROOT / "vercel"
 NAMES: Final = sorted(p.stem for p in FIXTURES.glob("*.sse"))
@@ -431,7 +432,6 @@ UI_CHUNKS = st.one_of(
     ),
     st.just("[DONE]"),
 )
-UI_START = {"type": "start", "messageId": "m"}
 
 
 @settings(max_examples=examples(150), suppress_health_check=[HealthCheck.too_slow])
@@ -510,30 +510,6 @@ def test_an_input_the_server_refused_is_not_fit_to_run() -> None:
 
 
 # --------------------------------------------------------------------------- at the edges
-
-MESSAGE_START = {
-    "type": "message_start",
-    "message": {"id": "msg", "type": "message", "role": "assistant", "content": [],
-                "model": "m", "usage": {}},
-}  # fmt: skip
-
-
-def tool_stream(pieces: list[str]) -> list[dict[str, Any]]:
-    """An Anthropic message holding one tool call whose input streams as ``pieces``."""
-    deltas = [
-        {"type": "content_block_delta", "index": 0,
-         "delta": {"type": "input_json_delta", "partial_json": piece}}
-        for piece in pieces
-    ]  # fmt: skip
-    return [
-        MESSAGE_START,
-        {"type": "content_block_start", "index": 0,
-         "content_block": {"type": "tool_use", "id": "toolu", "name": "f", "input": {}}},
-        *deltas,
-        {"type": "content_block_stop", "index": 0},
-        {"type": "message_delta", "delta": {"stop_reason": "tool_use"}},
-        {"type": "message_stop"},
-    ]  # fmt: skip
 
 
 def strict_chunks(body: str) -> list[Any]:
@@ -730,26 +706,12 @@ def test_a_long_tool_input_grows_in_place(monkeypatch: pytest.MonkeyPatch) -> No
 
 # A text whose characters beyond the BMP a stream may cut between two events, each half then
 # a lone surrogate (what each event's JSON escape ``\ud83d`` decodes to).
-ASTRAL = 'a\U0001f600 \U0001d11e"\U0010ffff\\ b'
 HALF = re.compile("[\ud800-\udfff]")
 
 
 def halves_in(value: Any) -> bool:
     """Whether a lone surrogate shows anywhere in the value."""
     return HALF.search(json.dumps(value, ensure_ascii=False)) is not None
-
-
-def ui_pieces(kind: str, pieces: list[str]) -> list[dict[str, Any]]:
-    """A UI message stream whose text, reasoning or tool input comes in ``pieces``."""
-    if kind == "tool":
-        head = [{"type": "tool-input-start", "toolCallId": "c", "toolName": "f"}]
-        body = [
-            {"type": "tool-input-delta", "toolCallId": "c", "inputTextDelta": p} for p in pieces
-        ]
-        return [UI_START, *head, *body]
-    head = [{"type": f"{kind}-start", "id": "p"}]
-    body = [{"type": f"{kind}-delta", "id": "p", "delta": piece} for piece in pieces]
-    return [UI_START, *head, *body, {"type": f"{kind}-end", "id": "p"}]
 
 
 def check_joined(text: str, pieces: list[str]) -> None:

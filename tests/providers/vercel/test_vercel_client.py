@@ -26,22 +26,22 @@ import math
 import random
 import shutil
 import subprocess
-from pathlib import Path
 from typing import Any, Final
 
 import pytest
 
+import paths
+from astral import ASTRAL, code_units
 from chunking import chunkings
 from jsonsnap import vercel
 from jsonsnap.anthropic import MessageAccumulator
 from jsonsnap.sse import SSEDecoder
 from jsonsnap.streams import PROTOCOLS, StreamError
 from recordings import ROOT, all_fixtures, assert_same_json
-from test_anthropic import code_units
-from test_vercel import ASTRAL, tool_stream, ui_pieces
+from ui_streams import tool_stream, ui_pieces
 from values import diff, grows
 
-JS: Final = Path(__file__).resolve().parent / "js"
+JS: Final = paths.JS
 NODE: Final = shutil.which("node")
 INSTALLED: Final = (JS / "node_modules" / "ai" / "package.json").is_file()
 

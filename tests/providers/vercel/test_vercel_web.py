@@ -35,12 +35,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import paths
 from effort import examples
 from jsonsnap.anthropic import MessageAccumulator
 from jsonsnap.bedrock import ConverseStreamAccumulator
 from recordings import ROOT
 
-JS: Final = Path(__file__).resolve().parent / "js"
+JS: Final = paths.JS
 SERVER: Final = ROOT.parent / "examples" / "web" / "server.py"
 RECORDING: Final = ROOT / "anthropic" / "text_then_write_file.sse"
 CHROMIUM: Final = Path("/usr/bin/chromium")
