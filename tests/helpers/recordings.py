@@ -18,6 +18,9 @@ from typing import Any, Final
 
 import paths
 from chunking import T, random_splits
+from jsonsnap.bedrock import EventStreamDecoder
+from jsonsnap.sse import ServerSentEvent, SSEDecoder
+from jsonsnap.streams import PROTOCOLS, Accumulator
 from values import diff
 
 ROOT: Final = paths.FIXTURES
@@ -120,12 +123,66 @@ def readme_blocks(heading: str) -> list[str]:
     return blocks
 
 
+#: Every folder of recorded streams: the pattern of its recordings, and the protocol of each
+#: recording by the start of its name (the first prefix that fits; ``""`` fits every name).
+FOLDERS: Final[dict[str, tuple[str, dict[str, str]]]] = {
+    "anthropic": ("*.sse", {"": "anthropic"}),
+    "openai": ("*.sse", {"chat_": "chat", "responses_": "responses"}),
+    "openai-compatible": ("*.sse", {"": "chat"}),
+    "gemini": ("*.sse", {"": "gemini"}),
+    "bedrock": ("*.bin", {"converse_": "bedrock", "invoke_": "bedrock-anthropic"}),
+    "vercel": ("*.sse", {"": "ui-message"}),
+}
+#: The options a folder's expected files were written with (the compatible servers' streams
+#: are read with the compatible profile, see fixtures/openai-compatible/README.md).
+OPTIONS: Final[dict[str, dict[str, Any]]] = {"openai-compatible": {"compatible": True}}
+
+
+def protocol_of(path: Path) -> str:
+    """The protocol of a recording, from its folder and name (see :data:`FOLDERS`)."""
+    _, protocols = FOLDERS[path.parent.name]
+    return next(name for prefix, name in protocols.items() if path.name.startswith(prefix))
+
+
 def all_fixtures() -> list[tuple[str, Path]]:
-    """Every recorded stream, with the protocol it is in (from its folder and name)."""
-    found = [("anthropic", path) for path in sorted((ROOT / "anthropic").glob("*.sse"))]
-    openai = sorted((ROOT / "openai").glob("*.sse"))
-    found += [("chat" if p.name.startswith("chat_") else "responses", p) for p in openai]
+    """Every recorded stream, of every folder, with the protocol it is in (from its folder and
+    name); :func:`accumulator` makes the accumulator to read it with."""
+    found = []
+    for folder, (pattern, _) in FOLDERS.items():
+        found += [(protocol_of(path), path) for path in sorted((ROOT / folder).glob(pattern))]
     return found
+
+
+def fixture_id(path: Path) -> str:
+    """A recording's name in test ids: its folder and stem (two folders may share a stem)."""
+    return f"{path.parent.name}/{path.stem}"
+
+
+def first_event(path: Path) -> tuple[ServerSentEvent | dict[str, Any], dict[str, Any]]:
+    """A recording's first event that carries a JSON object: as it comes, and its data decoded.
+
+    In an event stream, the ``ServerSentEvent`` (a keepalive before it, whose data is no JSON,
+    says nothing); in Bedrock's binary framing, the message as boto3 yields it, ``{event type:
+    payload}``, which is what ``detect()`` takes."""
+    body = path.read_bytes()
+    if path.suffix == ".bin":
+        message, *_ = EventStreamDecoder().feed(body)
+        assert message.event_type is not None, message
+        event = {message.event_type: json.loads(message.payload)}
+        return event, event
+    decoder = SSEDecoder()
+    for sse in [*decoder.feed(body), *decoder.close()]:
+        with contextlib.suppress(json.JSONDecodeError):
+            data = json.loads(sse.data)
+            if isinstance(data, dict):
+                return sse, data
+    raise AssertionError(f"{path}: no event carries a JSON object")
+
+
+def accumulator(protocol: str, path: Path) -> Accumulator:
+    """A new accumulator of ``protocol``, with the options the recording's expected file was
+    written with."""
+    return PROTOCOLS[protocol](**OPTIONS.get(path.parent.name, {}))
 
 
 # --------------------------------------------------------------------------- end states

@@ -30,7 +30,7 @@ from jsonsnap.streams import (
     Update,
     detect,
 )
-from recordings import ROOT, all_fixtures, chunks_of
+from recordings import ROOT, all_fixtures, chunks_of, first_event, fixture_id
 
 FIXTURES = all_fixtures()
 #: One recording per protocol, with a tool call that completes.
@@ -91,11 +91,11 @@ def test_the_registry() -> None:
         assert cls.protocol == name and issubclass(cls, Accumulator)
 
 
-@pytest.mark.parametrize(("protocol", "path"), FIXTURES, ids=[p.stem for _, p in FIXTURES])
+@pytest.mark.parametrize(("protocol", "path"), FIXTURES, ids=[fixture_id(p) for _, p in FIXTURES])
 def test_detect_tells_each_recording_by_its_first_event(protocol: str, path: Path) -> None:
-    first = sse(path)[0]
+    first, data = first_event(path)
     assert detect(first) == protocol
-    assert detect(json.loads(first.data)) == protocol
+    assert detect(data) == protocol
 
 
 def test_detect_says_none_when_it_cannot_tell() -> None:

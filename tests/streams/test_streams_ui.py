@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
-from jsonsnap.streams import PROTOCOLS, Accumulator, StreamError, ToolInput
-from recordings import all_fixtures, random_pieces, readme_blocks
+from jsonsnap.streams import Accumulator, StreamError, ToolInput
+from recordings import accumulator, all_fixtures, fixture_id, random_pieces, readme_blocks
 
 FIXTURES = all_fixtures()
 FINAL = ("complete", "incomplete", "invalid")
@@ -56,7 +56,7 @@ def play(protocol: str, path: Path, run: Callable[[dict[str, Any], Accumulator],
     loop = the_loop()
     shown: dict[int, list[str]] = {}
     loop["redraw"] = lambda tool: shown.setdefault(id(tool), []).append(tool.status)
-    acc = PROTOCOLS[protocol]()
+    acc = accumulator(protocol, path)
     with contextlib.redirect_stdout(io.StringIO()):
         run(loop, acc)
     tools = every_tool(acc)
@@ -76,12 +76,12 @@ def sync_run(body: bytes) -> Callable[[dict[str, Any], Accumulator], None]:
     return run
 
 
-@pytest.mark.parametrize(("protocol", "path"), FIXTURES, ids=[p.stem for _, p in FIXTURES])
+@pytest.mark.parametrize(("protocol", "path"), FIXTURES, ids=[fixture_id(p) for _, p in FIXTURES])
 def test_the_loop_sees_every_tool_call_end(protocol: str, path: Path) -> None:
     play(protocol, path, sync_run(path.read_bytes()))
 
 
-@pytest.mark.parametrize(("protocol", "path"), FIXTURES, ids=[p.stem for _, p in FIXTURES])
+@pytest.mark.parametrize(("protocol", "path"), FIXTURES, ids=[fixture_id(p) for _, p in FIXTURES])
 def test_the_async_loop_sees_every_tool_call_end(protocol: str, path: Path) -> None:
     """The same loop with ``async for ... in acc.aupdates(body)`` (as its comment says)."""
     body = path.read_bytes()

@@ -37,7 +37,16 @@ from jsonsnap.openai import ChatCompletionAccumulator
 from jsonsnap.sse import SSEDecoder
 from jsonsnap.streams import PROTOCOLS, StreamError, ToolInputError, Update
 from jsonsnap.vercel import UIMessageAccumulator, UIMessageEncoder
-from recordings import ROOT, all_fixtures, assert_same_json, cut, error_state, tool_state, ways
+from recordings import (
+    ROOT,
+    accumulator,
+    all_fixtures,
+    assert_same_json,
+    cut,
+    error_state,
+    tool_state,
+    ways,
+)
 from ui_streams import UI_START, tool_stream, ui_pieces
 
 FIXTURES: Final = ROOT / "vercel"
@@ -47,7 +56,7 @@ WAYS: Final = ways(random_rounds=3, text_rounds=1)
 
 def encode(protocol: str, path: Path) -> str:
     """A recording read by its accumulator and encoded as a UI message stream."""
-    acc = PROTOCOLS[protocol]()
+    acc = accumulator(protocol, path)
     return "".join(vercel.ui_message_stream(acc.updates(path.read_bytes()), accumulator=acc))
 
 
@@ -115,7 +124,7 @@ def test_every_recording_round_trips(protocol: str, path: Path) -> None:
     has its id, name and final input (or its error, and the raw text); the raw JSON text of
     every call is the provider's, byte for byte; the message id and finish reason are the
     result's."""
-    acc: Any = PROTOCOLS[protocol]()
+    acc: Any = accumulator(protocol, path)
     texts = {False: "", True: ""}
     error: StreamError | None = None
     try:

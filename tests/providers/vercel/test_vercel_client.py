@@ -26,6 +26,7 @@ import math
 import random
 import shutil
 import subprocess
+from pathlib import Path
 from typing import Any, Final
 
 import pytest
@@ -36,8 +37,8 @@ from chunking import chunkings
 from jsonsnap import vercel
 from jsonsnap.anthropic import MessageAccumulator
 from jsonsnap.sse import SSEDecoder
-from jsonsnap.streams import PROTOCOLS, StreamError
-from recordings import ROOT, all_fixtures, assert_same_json
+from jsonsnap.streams import StreamError
+from recordings import ROOT, accumulator, all_fixtures, assert_same_json
 from ui_streams import tool_stream, ui_pieces
 from values import diff, grows
 
@@ -56,13 +57,19 @@ pytestmark = pytest.mark.skipif(
 _SILENT: Final = frozenset({"start-step", "finish-step", "error", "abort"})
 
 
+def encoded_name(path: Path) -> str:
+    """The name of a recording's stream as the encoder makes it (a ``fixtures/vercel`` body is
+    read as it is too, under its own name)."""
+    return f"encoded {path.parent.name}/{path.name}"
+
+
 def streams() -> dict[str, str]:
     """Every stream to read: the recordings encoded, and the fixtures/vercel bodies."""
     bodies = {}
     for protocol, path in all_fixtures():
-        acc = PROTOCOLS[protocol]()
+        acc = accumulator(protocol, path)
         encoded = vercel.ui_message_stream(acc.updates(path.read_bytes()), accumulator=acc)
-        bodies[f"{path.parent.name}/{path.name}"] = "".join(encoded)
+        bodies[encoded_name(path)] = "".join(encoded)
     for path in sorted((ROOT / "vercel").glob("*.sse")):
         bodies[f"vercel/{path.name}"] = path.read_text(encoding="utf-8")
     return bodies
@@ -89,6 +96,17 @@ def run_client(bodies: dict[str, str]) -> dict[str, Any]:
     assert run.returncode == 0, run.stderr
     out: dict[str, Any] = json.loads(run.stdout)
     return out
+
+
+def _javascript_number(text: str) -> float | int:
+    number = float(text)
+    return int(number) if number.is_integer() and abs(number) < 1e21 else number
+
+
+def read_as_js(text: str) -> Any:
+    """JSON text read with JavaScript's one type of number: a float that is a whole number
+    (``150.0``) is the integer the client's ``JSON.stringify`` writes back (``150``)."""
+    return json.loads(text, parse_float=_javascript_number)
 
 
 def writes(chunk: dict[str, Any]) -> bool:
@@ -118,7 +136,7 @@ def ours(body: str) -> tuple[list[Any], list[str]]:
             assert chunk["type"] == "error", exc
             errors.append(exc.message)
         if writes(chunk):
-            messages.append(json.loads(vercel.dump(acc.message)))
+            messages.append(read_as_js(vercel.dump(acc.message)))
     return messages, errors
 
 
@@ -154,7 +172,7 @@ def test_the_client_reads_every_stream_as_we_do(
             compared += 1
         if messages and not errors:  # the message at the end is the last one it shows
             acc = vercel.UIMessageAccumulator().read(body)
-            same_but_streaming_input(json.loads(vercel.dump(acc.message)), theirs["messages"][-1],
+            same_but_streaming_input(read_as_js(vercel.dump(acc.message)), theirs["messages"][-1],
                                      f"{name} (end)")  # fmt: skip
         if name.startswith("vercel/"):
             expected = json.loads((ROOT / name).with_suffix(".json").read_text(encoding="utf-8"))
@@ -169,10 +187,10 @@ def test_the_client_agrees_with_what_the_encoder_meant(
     """The client's last message, for each recording: the final input of every complete call
     is the accumulator's, and a call that is not fit to run is an error, with its raw text."""
     for protocol, path in all_fixtures():
-        acc: Any = PROTOCOLS[protocol]()
+        acc: Any = accumulator(protocol, path)
         with contextlib.suppress(StreamError):
             acc.read(path.read_bytes())
-        last = read[f"{path.parent.name}/{path.name}"][1]["messages"][-1]
+        last = read[encoded_name(path)][1]["messages"][-1]
         calls = [p for p in last["parts"] if p["type"].startswith("tool-")]
         tools = acc.tool_calls() if protocol != "chat" else acc.tool_calls(0)
         assert len(calls) == len(tools), path.name
@@ -180,7 +198,7 @@ def test_the_client_agrees_with_what_the_encoder_meant(
             assert part["toolCallId"] == tool.id and part["type"] == f"tool-{tool.name}"
             if tool.complete:
                 assert part["state"] == "input-available", path.name
-                assert_same_json(tool.final(), part["input"], path.name)
+                assert_same_json(read_as_js(vercel.dump(tool.final())), part["input"], path.name)
             else:
                 assert part["state"] == "output-error" and part["rawInput"] == tool.raw
 
