@@ -635,7 +635,7 @@ def test_caret_on_a_long_line() -> None:
 
 
 #: One recording of each protocol read from server-sent events besides Anthropic's and
-#: OpenAI's own (Bedrock's binary frames: tests/test_cli_bedrock.py), with its accumulator.
+#: OpenAI's own (Bedrock's binary frames: tests/cli/test_cli_bedrock.py), with its accumulator.
 OTHERS: Final = [
     ("gemini/vertex_partial_args.sse", GenerateContentAccumulator, []),
     ("gemini/parallel_calls.sse", GenerateContentAccumulator, []),

@@ -13,8 +13,8 @@ test): :func:`frame` packs typed headers and a payload into one message with bot
 - ``{"chunk": {...}}``: an ``InvokeModelWithResponseStream`` chunk carrying that Anthropic
   Messages event as base64 ``bytes`` (and ``p``).
 
-``python tests/bedrock_frames.py`` writes each ``X.bin`` from its ``X.jsonl``;
-``tests/test_bedrock.py`` checks that the two agree.
+``python tests/helpers/bedrock_frames.py`` writes each ``X.bin`` from its ``X.jsonl``;
+``tests/providers/bedrock/test_bedrock.py`` checks that the two agree.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ The table below is the documented answer for each argument: a wrong type is a ``
 wrong value of the right type a ``ValueError``, and the message shows the value as the library
 shows values (the repr of a short string, a number, ``None`` or a bool; ``a list``, ``an
 object``...; never an address). The test runs one build at a time; run on each
-(``JSONSNAP_EXPECT_BUILD=compiled PYTHONPATH=build/compiled pytest tests/test_arguments.py``),
+(``JSONSNAP_EXPECT_BUILD=compiled PYTHONPATH=build/compiled pytest tests/parse/test_arguments.py``),
 it shows that they agree: the compiled build checks the declared type of a compiled function's
 arguments itself, with messages of its own (``bool object expected; got str``), unless the
 function takes them as ``object`` and checks them itself.

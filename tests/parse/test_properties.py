@@ -10,8 +10,8 @@ b. every snapshot extends the one before it, and the last one extends the final 
 c. every prefix of a valid document feeds without error, and its snapshot does not depend on how
    the prefix was cut;
 d. on corrupted documents the parser fails exactly where the reference recognizer
-   (tests/reference.py) says the text stops being a prefix of any document, or succeeds exactly
-   when json.loads does;
+   (tests/helpers/reference.py) says the text stops being a prefix of any document, or succeeds
+   exactly when json.loads does;
 e. on arbitrary text or bytes the parser either returns a value or raises its own
    JSONDecodeError, never anything else;
 f. ``snapshot(copy=True)`` equals the live ``snapshot()``, shares no container with it, and the

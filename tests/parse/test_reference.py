@@ -1,4 +1,4 @@
-"""Tests of the reference recognizer (tests/reference.py) against json.loads.
+"""Tests of the reference recognizer (tests/helpers/reference.py) against json.loads.
 
 The recognizer is the oracle for error positions in test_properties.py, so it is checked here
 on its own: hand-picked JSONTestSuite-style cases with their exact first-error index, and

@@ -1,4 +1,5 @@
-"""The comparisons every other test relies on (tests/values.py) tell apart what they must."""
+"""The comparisons every other test relies on (tests/helpers/values.py) tell apart what they
+must."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Property-based tests of tolerant mode (``repair=``) and of several values per stream.
 
-The spoiled documents come from tests/spoil.py: a value rendered with a random mix of the repairs
-(trailing commas, single quotes, unquoted keys, Python literals, comments, raw control
+The spoiled documents come from tests/helpers/spoil.py: a value rendered with a random mix of
+the repairs (trailing commas, single quotes, unquoted keys, Python literals, comments, raw control
 characters, missing commas, prose and fences around the value, NaN and the infinities), along
 with the set of repair kinds the renderer used. Every property is checked under
 hypothesis-drawn chunkings (``strategies.split_points``: random cuts, one character at a time,

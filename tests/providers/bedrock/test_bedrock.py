@@ -2,8 +2,8 @@
 the fixtures in ``fixtures/bedrock/`` replayed every way.
 
 Each ``X.bin`` is an HTTP body as Bedrock sends it (binary event stream messages), built from
-``X.jsonl`` by ``tests/bedrock_frames.py``; ``X.json`` is the expected end state, written from
-what the final response must be (see ``fixtures/bedrock/README.md``). Every body goes through
+``X.jsonl`` by ``tests/helpers/bedrock_frames.py``; ``X.json`` is the expected end state, written
+from what the final response must be (see ``fixtures/bedrock/README.md``). Every body goes through
 ``updates()`` whole, in 1-, 3-, 7- and 64-byte chunks and at seeded random splits, and must end
 in the same state each time. The comparisons with botocore are in test_bedrock_botocore.py,
 the hostile input in test_bedrock_hostile.py.
@@ -356,7 +356,7 @@ def test_every_case_is_there() -> None:
 
 @pytest.mark.parametrize("name", NAMES)
 def test_each_body_is_built_from_its_description(name: str) -> None:
-    assert build(name) == body(name), "run python tests/bedrock_frames.py"
+    assert build(name) == body(name), "run python tests/helpers/bedrock_frames.py"
 
 
 @pytest.mark.parametrize("name", NAMES)
