@@ -15,8 +15,9 @@ the end. Each ``feed()`` either applies the event or raises :class:`StreamError`
 - the memory the accumulator allocates is bounded by a multiple of the events' size (32
   times their size as JSON, about, and 300 KB; seen: at most 12 times and 76 KB).
 
-The comparisons walk the values with an explicit stack (:func:`frozen`), since the data may be
-deeper than Python's recursion limit.
+The events and the check are in ``helpers/hostile_events.py`` (Gemini, Vercel, Bedrock and the
+compatible profile use them too); the comparisons walk the values with an explicit stack
+(``hostile_events.frozen``), since the data may be deeper than Python's recursion limit.
 """
 
 from __future__ import annotations
