@@ -21,8 +21,11 @@ developer's runs explore new examples every time and replay past failures from
 vary a lot in size, so a time limit per example would only add flakes. The numbers live in
 ``effort.py``, which the test modules import (``examples``, ``positions``).
 
-This file also puts tests/ on ``sys.path`` so that test modules can ``from chunking import
-chunkings``.
+The tests live in one folder per layer (``parse/``, ``schema/``, ``repair/``, ``streams/``,
+``providers/<name>/``, ``cli/``, ``docs/``, ``packaging/``); what several of them share lives in
+``helpers/``, which this file puts on ``sys.path`` so that test modules can ``from chunking import
+chunkings``. No test module imports another one, and every test file's name is unique (pytest
+imports them by their base name).
 """
 
 from __future__ import annotations
@@ -34,9 +37,9 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-_HERE = str(Path(__file__).resolve().parent)
-if _HERE not in sys.path:
-    sys.path.insert(0, _HERE)
+_HELPERS = str(Path(__file__).resolve().parent / "helpers")
+if _HELPERS not in sys.path:
+    sys.path.insert(0, _HELPERS)
 
 import effort  # noqa: E402 - needs the sys.path line above
 
