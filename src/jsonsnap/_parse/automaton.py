@@ -61,6 +61,7 @@ from .grammar import (
     skip_ws,
 )
 from .observer import NOTHING
+from .options import Options
 from .tokens import Tokens
 from .tree import DepthError, Tree
 
@@ -88,23 +89,18 @@ class Automaton(Tokens):
     #: The state a top-level value begins in.
     first: ClassVar[int] = VALUE
 
-    def __init__(self, tree: Tree, fast: FastPaths, options: tuple[Any, ...]) -> None:
-        """``options`` is the parser's resolved options (see ``_options.Options``)."""
+    def __init__(self, tree: Tree, fast: FastPaths, options: Options) -> None:
+        """``options`` is the parser's resolved options (see ``options.Options``)."""
         self.tree = tree
         self.fast = fast
-        (
-            _,
-            self.partial_numbers,
-            self.partial_literals,
-            self.allow_nan,
-            self.to_int,
-            self.to_float,
-            self.constant,
-            _,
-            _,
-            depth,
-            hooked,
-        ) = options
+        self.partial_numbers = options.partial_numbers
+        self.partial_literals = options.partial_literals
+        self.allow_nan = options.allow_nan
+        self.to_int = options.to_int
+        self.to_float = options.to_float
+        self.constant = options.constant
+        depth = options.max_depth
+        hooked = options.hooked
         # The C scanner, made when first offered a container: hooks must run once per value,
         # and max_depth be checked at each bracket, so neither goes with it.
         self.scanner: Scanner | None = None
@@ -120,13 +116,13 @@ class Automaton(Tokens):
         self.offset = 0
         # Several values per stream: whether to read them, the index of the value being read,
         # the values completed and not yet handed out, and whether the last one is among them.
-        self.multiple = False
+        self.multiple = options.multiple_values
         self.index = 0
         self.values: list[Any] = []
         self.collected = False
         # Whether a number ends at any character (the next state decides whether that
         # character may follow it), or only at what may follow a value in strict JSON.
-        self.open_ended = False
+        self.open_ended = self.multiple
         # Whether "-I" begins -Infinity rather than a number.
         self.minus_constant = self.allow_nan
         self.lines = 0
@@ -437,6 +433,14 @@ class Automaton(Tokens):
             if value is not NOTHING:
                 self.values.append(value)
             self.collected = True
+
+    def take_values(self) -> list[Any]:
+        """The values completed and not yet handed out (``read_values()``), forgotten."""
+        if self.state == DONE and not self.tail:
+            self.collect()
+        values = self.values
+        self.values = []
+        return values
 
     # ------------------------------------------------------------------ queries
 

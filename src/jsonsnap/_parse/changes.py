@@ -41,7 +41,7 @@ from typing import Any, ClassVar, Final, Literal, TypeAlias
 from .._errors import describe
 from .observer import NOTHING, Key, Node, depth_of, path_of
 from .options import flag, steps
-from .tree import WatchedTree
+from .watched import WatchedTree
 
 __all__ = [
     "ANY",

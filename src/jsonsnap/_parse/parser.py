@@ -1,19 +1,14 @@
-"""The public parser: options, lifecycle and input decoding, over the parser's parts.
+"""The public parser: the object that holds the parser's parts and answers for them.
 
 The parts
 =========
 
-:class:`Parser` holds the options (resolved by ``_options``) and the lifecycle (open, failed,
-closed): it decodes UTF-8, refuses re-entrant calls and takes the lane's fragments
-(``_fast.Lane``); its read side (the snapshot, positions, the change feed, the queries) is
-:class:`~jsonsnap._parse.reading.Reading`, which it derives from. It hands text to the automaton
-(``_automaton``, with ``_tokens``: the states, positions, errors), which reads the grammar
-(``_grammar``) and tells the builder (``_tree``) what it read; the fast paths (``_fast``) read
-the same grammar in bigger steps. The change recorder (``_changes``) observes the builder
-through the observer interface (``_observer``). With ``repair=``, the automaton is the tolerant
-one (``_tolerant``), which reads where strict JSON ends and records each repair; with
-``multiple_values=True``, a value after the first begins the next one. Each module's docstring
-says what it owns and what it must never do.
+:class:`Parser` owns the lifecycle (open, failed, closed), decodes UTF-8, refuses re-entrant
+calls and takes the lane's fragments (``fast.Lane``); every query it hands to the part that
+knows the answer, as h11's ``Connection`` holds its ``ConnectionState``: the automaton, the
+tree, the change recorder, and the schema side (made only when ``schema=`` is given, or when
+``field_state()`` or ``take()`` is asked without one). ``jsonsnap._parse`` says what each part
+owns and how a fragment flows through them; ``parts`` makes them for the options.
 
 Invariants
 ==========
@@ -39,38 +34,57 @@ from __future__ import annotations
 
 import codecs
 import copy
-from collections.abc import Callable, Iterable
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from .._errors import JSONDecodeError, ParserStateError, SchemaError, describe
-from .._schema.checker import checked_fast_paths
-from .changes import Recorder
+from .changes import Change, Path, Recorder, subscription
 from .fast import DEFAULT, FastPaths, Lane
-from .grammar import PLAIN_CHARS, SIMPLE_ESCAPES, STRING
+from .grammar import DONE, PLAIN_CHARS, STRING
 from .observer import NOTHING
-from .options import flag, resolve, schema_options, text_of
-from .reading import CLOSED, FAILED, OPEN, Reading
-from .tolerant import repairs_of
-from .tree import Tree
+from .options import flag, resolve, schema_options, steps
+from .parts import CLOSED, FAILED, OPEN, Life, make_automaton, make_tree
+from .tolerant import Repair, Tolerant, repairs_of
+from .tree import Tree, copy_value, walk
+from .watched import WatchedTree
 
-__all__ = ["Parser", "loads", "parse_partial"]
+if TYPE_CHECKING:
+    from .._schema.compile import Schema
+    from .._schema.side import FieldState, SchemaSide
+
+__all__ = ["Parser"]
 
 _ERRORS = (JSONDecodeError, SchemaError)
 
 
-class Parser(Reading):
+class Parser:
     """Parse one JSON document fed in fragments; show its value while it grows.
 
     ``feed()`` costs time proportional to the fragment; :meth:`snapshot` costs nothing (it is the
     value being built); :meth:`close` returns the final value, identical to ``json.loads`` of the
     whole text, without parsing anything again. See the module documentation of
-    ``jsonsnap`` for the snapshot rules and the options. (What it shows, its change feed and
-    its queries are defined on :class:`~jsonsnap._parse.reading.Reading`.)
+    ``jsonsnap`` for the snapshot rules and the options.
     """
 
-    __slots__ = ("_rest",)  # (the others are declared by Reading)
-
-    _rest: list[Any]  # several values: what close() returned
+    __slots__ = (
+        "_arms",  # whether the lane may be taken
+        "_auto",  # the automaton
+        "_box",  # the tree's root slot
+        "_busy",  # in feed() or close(), a hook or a callback: no re-entry
+        "_decoder",  # UTF-8 bytes held back
+        "_error",  # the error the parser failed with
+        "_fast",  # the fast paths
+        "_lane",  # the lane while armed (see fast.Lane)
+        "_lanes",  # the lane, made when first needed
+        "_life",  # OPEN, FAILED or CLOSED
+        "_notify",  # delivers records to subscribers
+        "_options",  # the options, resolved
+        "_recorder",  # the change recorder, or None
+        "_repair",  # the repairs allowed, or None for strict JSON
+        "_rest",  # several values: what close() returned
+        "_side",  # the schema side, or None
+        "_tree",  # the builder
+    )
 
     def __init__(
         self,
@@ -93,11 +107,11 @@ class Parser(Reading):
         multiple_values: object = False,
         _fast_paths: FastPaths = DEFAULT,
     ) -> None:
-        # The flags, max_depth, on_violation and typed are declared ``object``: _options checks
+        # The flags, max_depth, on_violation and typed are declared ``object``: options checks
         # them, with the same messages in both builds (see there). The README's table of
         # options says what each takes: bool flags, max_depth an int or None, on_violation
         # "raise" or "collect", typed True, False or None.
-        self._options, plain = resolve(
+        options = self._options = resolve(
             partial_strings,
             partial_numbers,
             partial_literals,
@@ -109,39 +123,68 @@ class Parser(Reading):
             object_pairs_hook,
             max_depth,
             track_changes,
+            multiple_values,
         )
-        watched = track_changes is True  # (a bool: resolve() checked it)
         self._recorder: Recorder | None = None
         self._repair = repairs_of(repair)
-        multiple = self._multiple = flag(multiple_values, "multiple_values")
         mode, typing = schema_options(on_violation, typed)
-        if multiple and schema is not None:
-            raise ValueError("schema does not go with multiple_values (yet)")
-        checked = self._set_schema(schema, mode, typing)
-        if checked is not None:
-            _fast_paths = checked_fast_paths(_fast_paths)
+        self._side: SchemaSide | None = None
+        if schema is not None or typing:
+            _fast_paths = self._schema_side(schema, mode, typing, _fast_paths)
         self._fast = _fast_paths
-        if checked is not None:
-            tree: Tree = checked
-        elif plain and _fast_paths.plain_tree:
-            tree = Tree(self._options[0])
+        side = self._side
+        if side is not None:
+            tree: Tree = side.tree
+        elif options.plain and _fast_paths.plain_tree:
+            tree = Tree(options.partial_strings)
         else:
-            tree = self._make_tree(watched)
+            tree = make_tree(options, _fast_paths, options.track_changes)
         self._tree = tree
         self._box = tree.box
-        self._auto = self._automaton(tree)
-        if checked is not None:
-            checked.auto = self._auto
+        self._auto = make_automaton(tree, _fast_paths, options, self._repair)
+        if side is not None:
+            side.reading(self._auto)
         self._lanes: Lane | None = None  # made when first needed
         self._arms = _fast_paths.lane  # whether the lane may be taken
         self._lane: Lane | None = None  # the lane while armed (see feed)
         self._notify: Callable[[], None] | None = None  # delivers records to subscribers
         self._busy = False
-        self._life = OPEN
+        self._life: Life = OPEN
         self._error: JSONDecodeError | SchemaError | None = None
         self._decoder: codecs.IncrementalDecoder | None = None
-        if watched:
+        self._rest: list[Any] = []
+        if options.track_changes:
             self._observe(keep=True)
+
+    def _schema_side(
+        self, schema: Any, mode: str, typing: bool | None, fast: FastPaths
+    ) -> FastPaths:
+        """Make the schema side (loading the schema's modules); return the fast paths a
+        checked parser takes."""
+        if schema is None:
+            raise ValueError("typed=True needs a schema= that is a Python type")
+        if self._options.multiple_values:
+            raise ValueError("schema does not go with multiple_values (yet)")
+        from .._schema.side import SchemaSide
+
+        side = self._side = SchemaSide(self, schema, mode, typing, self._options)
+        return side.fast_paths(fast)
+
+    def _observe(self, keep: bool) -> Recorder:
+        """Watch the tree with a change recorder (before anything is read)."""
+        tree = self._tree
+        if not isinstance(tree, WatchedTree):
+            tree = make_tree(self._options, self._fast, watched=True)
+            assert isinstance(tree, WatchedTree)
+            self._tree = tree
+            self._box = tree.box
+        recorder = self._recorder = Recorder(tree, keep)
+        tree.observer = recorder
+        tree.placed = True
+        self._auto = make_automaton(tree, self._fast, self._options, self._repair)
+        if self._side is not None:
+            self._side.reading(self._auto)
+        return recorder
 
     # ------------------------------------------------------------------ reading
 
@@ -153,31 +196,22 @@ class Parser(Reading):
         after that every call raises it again.
         """
         lane = self._lane
-        if lane is not None:  # inside a visible string (see _fast.Lane)
+        if lane is not None:  # inside a visible string (see fast.Lane)
             try:
                 plain = data in PLAIN_CHARS  # one plain character: the commonest case
             except (TypeError, ValueError):  # a bytearray or writable memoryview: unhashable
                 plain = False
-            tail = lane.tail
-            if tail:
-                if tail == "\\" and type(data) is str and data in SIMPLE_ESCAPES:
-                    lane.tail = ""  # the escape a lone backslash began, finished
-                    lane.mark -= 1  # two characters read, one shown (see Lane)
-                    text: str | None = SIMPLE_ESCAPES[data]
-                else:
-                    text = lane.take(data)
+            if lane.tail:
+                text: str | None = lane.take(data)  # an escape held back, decided now
             elif plain:
                 text = data  # type: ignore[assignment]
             elif type(data) is not str or ('"' in data and '\\"' not in data):
                 text = None  # the string ends in it (or bytes): the lane declines
             elif "\\" not in data and data.isprintable():
                 text = data  # plain text (or "", printable too)
-            elif data == "\\":  # an escape begins: the next fragment says which
-                lane.tail = data
-                return False
             else:
                 text = lane.take(data)
-            if text:  # _tree.grow, written out: this runs for every character
+            if text:  # tree.grow, written out: this runs for every character
                 holder = lane.holder
                 key = lane.key
                 s: str = holder[key]  # (typed: a compiled build then appends in place)
@@ -189,10 +223,7 @@ class Parser(Reading):
                 return True
             if text is not None:
                 return False  # held back, or empty
-            auto = self._auto  # _leave_lane, written out: the lane declined
-            read, auto.tail = lane.leave()
-            auto.offset += read
-            self._lane = None
+            self._leave_lane()  # the lane declined
         if self._life is not OPEN or self._busy:
             self._refuse("feed")
         text = data if type(data) is str and self._decoder is None else self._text(data)
@@ -233,7 +264,7 @@ class Parser(Reading):
         (``err.incomplete`` is then true). Calling it again returns the same value.
         """
         if self._life is CLOSED:
-            if self._multiple:
+            if self._options.multiple_values:
                 return self._rest
             return self._final()
         if self._life is not OPEN or self._busy:
@@ -247,13 +278,28 @@ class Parser(Reading):
         finally:
             if self._notify is not None:
                 self._notify()
-        if self._schema is not None:
-            return self._close_checked()
+        side = self._side
+        if side is not None:
+            violations = side.collected()
+            if violations:  # the first violation collected fails the parser
+                self._failed(violations[0])
+                raise copy.copy(violations[0])
         self._life = CLOSED
-        if self._multiple:
+        if self._options.multiple_values:
             self._rest = self.read_values()
             return self._rest
-        return self._box[0]
+        return self._final()
+
+    def _final(self) -> Any:
+        """The final value (converted to the schema's type when the parser is typed)."""
+        side = self._side
+        if side is None:
+            return self._box[0]
+        try:
+            return side.final(self._box[0])
+        except SchemaError as err:
+            self._failed(err)  # (close() raises it again, as any error)
+            raise
 
     def _refuse(self, call: str) -> None:
         if self._life is FAILED:
@@ -287,23 +333,15 @@ class Parser(Reading):
 
     def _arm_lane(self) -> None:
         """Enter the lane: the automaton stopped inside a visible string."""
-        if self._decoder is not None:  # bytes: the lane takes text only
-            return
-        auto = self._auto
-        # A string that a schema checks character by character has its fast paths off
-        # (``_check``); a single-quoted string or an unquoted key (tolerant) has no lane.
-        if not auto.fast.lane or auto.closer != '"':
-            return
-        lanes = self._lanes
-        if lanes is None:
-            lanes = self._lanes = Lane()
-        self._lane = lanes.arm(self._tree, auto)
+        if self._decoder is None:  # (bytes: the lane takes text only)
+            lanes = self._lanes
+            if lanes is None:
+                lanes = self._lanes = Lane()
+            self._lane = lanes.arm(self._tree, self._auto)
 
     def _leave_lane(self) -> None:
         """Count what the lane read, and give back what it held."""
-        auto = self._auto
-        read, auto.tail = self._lanes.leave()  # type: ignore[union-attr]
-        auto.offset += read
+        self._lanes.leave(self._auto)  # type: ignore[union-attr]
         self._lane = None
 
     # ------------------------------------------------------------------ input decoding
@@ -337,36 +375,221 @@ class Parser(Reading):
         if text:  # pragma: no cover - a strict UTF-8 decoder holds back only incomplete sequences
             self._read(text, final=False)
 
+    # ------------------------------------------------------------------ the value
 
-def parse_partial(
-    text: str | bytes | bytearray | memoryview, default: Any = None, **options: Any
-) -> Any:
-    """The best-effort value of a prefix of a JSON document, by the snapshot rules.
+    def snapshot(self, default: Any = None, *, copy: object = False) -> Any:
+        """The value so far, following the snapshot rules; ``default`` while nothing shows.
 
-    Equivalent to ``Parser(**options)``, ``feed(text)``, ``snapshot(default)``; raises
-    :class:`JSONDecodeError` if ``text`` cannot begin any valid document. With
-    ``multiple_values=True``, the list of the values so far, the last one as it shows.
-    """
-    # A prefix rarely holds its whole top-level value: offering it to the C scanner whole
-    # would only scan it twice.
-    data = text_of(text, "parse_partial()")
-    parser = Parser(**options, _fast_paths=_PARTIAL)
-    parser.feed(data)
-    if parser._multiple:
-        values = parser.read_values()
-        if not parser.done and (last := parser.snapshot(NOTHING)) is not NOTHING:
-            values.append(last)
-        return values
-    return parser.snapshot(default)
+        The result is the live value being built: later fragments grow its lists and dicts in
+        place. Treat it as read-only; pass ``copy=True`` for an independent copy (``copy`` is
+        ``True`` or ``False``).
+        """
+        copied = copy is not False and flag(copy, "copy")
+        root = self._box[0]
+        if root is NOTHING:
+            return default
+        return copy_value(root) if copied else root
 
+    @property
+    def done(self) -> bool:
+        """Whether the top-level value is complete (only whitespace may follow; reading
+        several values, whether the one ``snapshot()`` shows is complete)."""
+        return self._auto.state == DONE and not self._auto.tail
 
-_PARTIAL = FastPaths(scan_top=False)
+    @property
+    def repairs(self) -> list[Repair]:
+        """The repairs made so far, in the order of the input (``repair=``; empty for strict
+        JSON, and for valid JSON)."""
+        auto = self._auto
+        return list(auto.repairs) if isinstance(auto, Tolerant) else []
 
+    def _ignored_at(self) -> int:
+        """Where the text ignored after the value begins (``trailing_text``), or -1."""
+        auto = self._auto
+        return auto.ignored_at if isinstance(auto, Tolerant) else -1
 
-def loads(text: str | bytes | bytearray | memoryview, **options: Any) -> Any:
-    """Parse a complete JSON document strictly (or as repaired, with ``repair=``): a
-    :class:`Parser` fed once and closed (with ``multiple_values=True``: the list of values)."""
-    data = text_of(text, "loads()")
-    parser = Parser(**options)
-    parser.feed(data)
-    return parser.close()
+    @property
+    def value_index(self) -> int:
+        """Which value of the stream ``snapshot()`` shows (0 for the first; always 0 but with
+        ``multiple_values=True``)."""
+        return self._auto.index
+
+    def read_values(self) -> list[Any]:
+        """The values completed since the last call, final, in order, and forgotten by the
+        parser (needs ``multiple_values=True``). ``close()`` returns the ones still unread."""
+        if not self._options.multiple_values:
+            raise ValueError("read_values() needs Parser(multiple_values=True)")
+        return self._auto.take_values()
+
+    @property
+    def error(self) -> JSONDecodeError | SchemaError | None:
+        """The error the parser failed with, or ``None``."""
+        return self._error
+
+    @property
+    def position(self) -> int:
+        """How many characters have been fed (the absolute offset of the next one)."""
+        auto = self._auto
+        lane = self._lanes
+        if lane is not None and lane.holder is not None:  # armed: it counts lazily
+            return auto.offset + lane.consumed() + len(lane.tail)
+        return auto.offset + len(auto.tail)
+
+    # ------------------------------------------------------------------ changes
+
+    def changes(self) -> list[Change]:
+        """The change records since the last call, in document order (needs
+        ``track_changes=True``). Growth of an unfinished string is reported up to now."""
+        recorder = self._recorder
+        if recorder is None or not recorder.keep:
+            raise ValueError("changes() needs Parser(track_changes=True)")
+        return recorder.take()
+
+    def subscribe(
+        self,
+        pattern: Sequence[object],
+        callback: Callable[[Any], object],
+        *,
+        under: object = False,
+        kinds: Iterable[type[Change]] | None = None,
+    ) -> Callable[[], None]:
+        """Call ``callback(change)`` for each change record whose path matches ``pattern``.
+
+        ``pattern`` is a sequence of keys and indices, with :data:`jsonsnap.ANY` for any one of
+        them: ``("items", ANY)`` matches each element of ``items``. With ``under=True`` changes
+        below the pattern match too. ``kinds`` limits the records to some of ``Started``,
+        ``Appended`` and ``Completed``. Callbacks run at the end of each ``feed()`` (and of
+        ``close()``), after the parser has taken the fragment, in document order. Returns a
+        function that cancels the subscription.
+
+        A callback that raises does not stop the others: every record of the fragment still
+        reaches every other subscription, then ``feed()`` raises the first exception again
+        (the parser is not failed: it has read the fragment). A callback may read the parser
+        (``snapshot()``, ``position``, ``changes()``...) but not ``feed()`` or ``close()`` it:
+        that raises :class:`ParserStateError`.
+
+        Without ``track_changes=True``, subscribe before the first ``feed()``: the parser then
+        makes records for the subscribers only. Arguments of the wrong kind (a pattern that is
+        not a tuple of keys, indices and ``ANY``, a callback that is not callable, a kind that
+        is not one of the three) are a ``TypeError`` at the call.
+        """
+        where, call, below, wanted = subscription(pattern, callback, under, kinds)
+        recorder = self._recorder
+        if recorder is None:
+            options = self._options
+            if self.position or options.partial_numbers or options.partial_literals:
+                raise ValueError(
+                    "subscribe() comes before the first feed(), without partial_numbers or "
+                    "partial_literals (or use Parser(track_changes=True))"
+                )
+            # Records from now on, for the subscribers only: dropped once delivered.
+            recorder = self._observe(keep=False)
+        cancel = recorder.subscribe(where, call, below, wanted)
+        self._notify = self._deliver
+        return cancel
+
+    def _deliver(self) -> None:
+        """Hand the new records to the subscribers; they may not feed the parser meanwhile."""
+        lane = self._lane
+        self._lane = None
+        self._busy = True
+        try:
+            self._recorder.dispatch()  # type: ignore[union-attr]
+        finally:
+            self._busy = False
+            self._lane = lane
+
+    # ------------------------------------------------------------------ where it is
+
+    @property
+    def writing(self) -> Path | None:
+        """The path being written now: of the unfinished string, number or literal; of the
+        member whose key has been read; of the next element of an array after ``[`` with a
+        value started, or after a comma; else of the open array or object. While a key is
+        being read, it ends with the key's characters so far (see ``writing_key``). ``None``
+        once the top-level value is complete, and before the first one starts."""
+        if self._error is not None:
+            return None
+        return self._auto.writing()
+
+    @property
+    def writing_key(self) -> bool:
+        """Whether an object key is being read (then ``writing`` ends with it, unfinished)."""
+        return self._auto.state == STRING and self._tree.in_key and self._error is None
+
+    def is_complete(self, path: Sequence[str | int] = ()) -> bool:
+        """Whether the value at ``path`` has been shown and is final (a later duplicate key
+        may still replace it, as in ``json.loads``). ``path`` is a tuple (or list) of object
+        keys and array indices; anything else is a ``TypeError``."""
+        where = steps(path, "is_complete()")
+        value, parents = walk(self._box[0], where)
+        if value is NOTHING:
+            return False
+        return self.done or not self._auto.is_open(where, value, parents)
+
+    # ------------------------------------------------------------------ the schema side
+
+    @property
+    def schema(self) -> Schema | None:
+        """The schema the value is checked against (``None``: not checked)."""
+        return None if self._side is None else self._side.schema
+
+    @property
+    def violations(self) -> list[SchemaError]:
+        """The violations found so far (``on_violation="collect"``; with ``"raise"`` the first
+        one is raised, and is also here), in the order they were found."""
+        return [] if self._side is None else self._side.violations(self._error)
+
+    @property
+    def violations_dropped(self) -> int:
+        """How many more violations were found than ``violations`` keeps (``"collect"``
+        keeps the first 1,000, fewer when their paths add up to 100,000 steps: each holds
+        its path, so that many more would cost memory without limit)."""
+        return 0 if self._side is None else self._side.dropped
+
+    def field_state(self, path: Sequence[str | int] = ()) -> FieldState:
+        """The state of the field at ``path``: ``PENDING`` (declared by the schema and not
+        seen yet), ``STREAMING``, ``COMPLETE``, ``INVALID`` (a violation at or under it), or
+        ``ABSENT`` (neither in the value nor to be expected: undeclared, or its object is
+        complete without it)."""
+        return self._schema_part().field_state(tuple(path))
+
+    def missing(self, path: Sequence[str | int] = ()) -> list[str]:
+        """The required properties of the object at ``path`` that have not been seen (those
+        its schema requires; for an object still open, as the alternatives still possible
+        require)."""
+        side = self._side
+        return [] if side is None else side.missing(tuple(path))
+
+    def view(self, *, defaults: bool = False, copy: bool = False) -> Any:
+        """The value so far as the schema's Python type: every field its value so far or
+        :data:`jsonsnap.NOT_YET` (never a value of the wrong type, nor one at or under a
+        violation: the rest shows); a nested dataclass appears as soon as its object starts;
+        with ``defaults=True`` an absent field shows its default.
+
+        Live, as ``snapshot()`` is: a finished part is shown by the same object each time,
+        and an open part's object may be brought up to date in place by the next call, so a
+        view after every fragment costs what changed. ``copy=True`` builds an independent
+        one (costing the whole value)."""
+        side = self._side
+        if side is None or side.schema is None or side.schema.type is None:
+            raise ValueError("view() needs a schema= that is a Python type")
+        return side.view(defaults, copy)
+
+    def take(self, path: Sequence[str | int] = ()) -> list[tuple[int, Any]]:
+        """The elements of the array at ``path`` completed since the last call, as
+        ``(index, value)``, each converted to its Python type (a typed parser) or the checked
+        value; elements with a violation are left out (they are in ``violations``). An
+        element its type refuses (an Enum, a constructor, pydantic) is a :class:`SchemaError`,
+        raised once: by this call when it is the first element, else by the next one."""
+        return self._schema_part().take(tuple(path))
+
+    def _schema_part(self) -> SchemaSide:
+        """The schema side; without a schema, one that checks nothing (made when first asked:
+        ``field_state()`` and ``take()`` answer from the value alone)."""
+        side = self._side
+        if side is None:
+            from .._schema.side import SchemaSide
+
+            side = self._side = SchemaSide(self, None, "raise", False, self._options)
+        return side

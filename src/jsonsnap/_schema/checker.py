@@ -63,7 +63,8 @@ from typing import Any
 from .._errors import SchemaError
 from .._parse.fast import FastPaths
 from .._parse.grammar import TOP
-from .._parse.tree import Tree, WatchedTree
+from .._parse.tree import Tree
+from .._parse.watched import WatchedTree
 from .compile import ARRAY, BOOLEAN, NULL, NUMBER, OBJECT, STRING, Shape, kind_of
 from .faults import MAX_PATH_STEPS, MAX_VIOLATIONS, Branch, Fault, Locator, alive
 from .frames import GENERAL, NO_GROUPS, Checks, Frame, Leaf
