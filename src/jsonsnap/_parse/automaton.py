@@ -62,13 +62,10 @@ from .grammar import (
 )
 from .observer import NOTHING
 from .options import Options
-from .tokens import Tokens
+from .tokens import BEYOND, Tokens
 from .tree import DepthError, Tree
 
 __all__ = ["Automaton"]
-
-#: Larger than any input: a threshold that is never reached.
-BEYOND = 1 << 62
 
 
 class Automaton(Tokens):
@@ -108,6 +105,8 @@ class Automaton(Tokens):
         self.scan_min = BEYOND if scan_min is None or hooked or depth is not None else scan_min
         self.long: LongStrings | None = None  # made when first needed
         self.long_min = BEYOND if fast.long_string is None else fast.long_string
+        self.exact: tuple[FastPaths, int] | None = None
+        self.exact_fast: FastPaths | None = None
         self.elements = fast.elements
         self.members = fast.members
         self.state = self.first

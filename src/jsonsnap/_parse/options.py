@@ -111,12 +111,8 @@ def resolve(
         and partial_numbers is False
         and partial_literals is False
         and track_changes is False
-        and parse_float is None
-        and parse_int is None
-        and parse_constant is None
-        and object_hook is None
-        and object_pairs_hook is None
-        and max_depth is None
+        and parse_float is parse_int is parse_constant is None
+        and object_hook is object_pairs_hook is max_depth is None
     ):  # the defaults, or but for the flags that cost nothing: checked at once (the common case)
         if partial_strings and not allow_nan and not multiple_values:
             return _DEFAULTS

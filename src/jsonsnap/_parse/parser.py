@@ -1,44 +1,23 @@
 """The public parser: the object that holds the parser's parts and answers for them.
 
-The parts
-=========
-
 :class:`Parser` owns the lifecycle (open, failed, closed), decodes UTF-8, refuses re-entrant
 calls and takes the lane's fragments (``fast.Lane``); every query it hands to the part that
 knows the answer, as h11's ``Connection`` holds its ``ConnectionState``: the automaton, the
 tree, the change recorder, and the schema side (made only when ``schema=`` is given, or when
-``field_state()`` or ``take()`` is asked without one). ``jsonsnap._parse`` says what each part
-owns and how a fragment flows through them; ``parts`` makes them for the options.
-
-Invariants
-==========
-
-1. Everything before the automaton's ``tail`` has been read exactly once; its ``offset`` (once
-   the lane has been settled) is the absolute position of ``tail[0]`` in the stream, and
-   ``lines``/``line_start`` count the ``\\n`` read so far, so errors carry absolute positions
-   without keeping the text.
-2. A value is linked into the tree only when the snapshot rules allow it to be shown, and then
-   it is never unlinked (the ``partial_numbers`` and ``partial_literals`` options add one
-   *provisional* value at the end of a ``feed()``, which the next call takes back first).
-3. An error is raised at the first character no continuation could accept, before anything
-   at or after it touches the tree; the parser then keeps raising it, and the tree stays as
-   it was: the snapshot of the text before the offending character.
-4. Every input costs time and memory proportional to its size: no text is read twice but for
-   a bounded amount (the tail, at most 24 characters; a failed offer to the C scanner, at
-   most once more), and a record or report costs the same at any depth.
-5. The fast paths change nothing that can be seen: with any of them off, every snapshot,
-   record, final value and error is the same.
+``field_state()`` or ``take()`` is asked without one). The package docstring
+(``jsonsnap._parse``) says what each part owns, how a fragment flows through them, and the
+invariants they keep together.
 """
 
 from __future__ import annotations
 
-import codecs
 import copy
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .._errors import JSONDecodeError, ParserStateError, SchemaError, describe
 from .changes import Change, Path, Recorder, subscription
+from .decoding import Utf8, invalid
 from .fast import DEFAULT, FastPaths, Lane
 from .grammar import DONE, PLAIN_CHARS, STRING
 from .observer import NOTHING
@@ -66,25 +45,12 @@ class Parser:
     ``jsonsnap`` for the snapshot rules and the options.
     """
 
+    # fmt: off
     __slots__ = (
-        "_arms",  # whether the lane may be taken
-        "_auto",  # the automaton
-        "_box",  # the tree's root slot
-        "_busy",  # in feed() or close(), a hook or a callback: no re-entry
-        "_decoder",  # UTF-8 bytes held back
-        "_error",  # the error the parser failed with
-        "_fast",  # the fast paths
-        "_lane",  # the lane while armed (see fast.Lane)
-        "_lanes",  # the lane, made when first needed
-        "_life",  # OPEN, FAILED or CLOSED
-        "_notify",  # delivers records to subscribers
-        "_options",  # the options, resolved
-        "_recorder",  # the change recorder, or None
-        "_repair",  # the repairs allowed, or None for strict JSON
-        "_rest",  # several values: what close() returned
-        "_side",  # the schema side, or None
-        "_tree",  # the builder
+        "_arms", "_auto", "_box", "_busy", "_decoder", "_error", "_fast", "_lane", "_lanes",
+        "_life", "_notify", "_options", "_recorder", "_repair", "_rest", "_side", "_tree",
     )
+    # fmt: on
 
     def __init__(
         self,
@@ -108,9 +74,7 @@ class Parser:
         _fast_paths: FastPaths = DEFAULT,
     ) -> None:
         # The flags, max_depth, on_violation and typed are declared ``object``: options checks
-        # them, with the same messages in both builds (see there). The README's table of
-        # options says what each takes: bool flags, max_depth an int or None, on_violation
-        # "raise" or "collect", typed True, False or None.
+        # them, with the same messages in both builds (see there and the README's table).
         options = self._options = resolve(
             partial_strings,
             partial_numbers,
@@ -129,21 +93,14 @@ class Parser:
         self._repair = repairs_of(repair)
         mode, typing = schema_options(on_violation, typed)
         self._side: SchemaSide | None = None
-        if schema is not None or typing:
-            _fast_paths = self._schema_side(schema, mode, typing, _fast_paths)
         self._fast = _fast_paths
-        side = self._side
-        if side is not None:
-            tree: Tree = side.tree
+        if schema is not None or typing:
+            tree: Tree = self._schema_part(schema, mode, typing).tree  # type: ignore[assignment]
         elif options.plain and _fast_paths.plain_tree:
             tree = Tree(options.partial_strings)
         else:
             tree = make_tree(options, _fast_paths, options.track_changes)
-        self._tree = tree
-        self._box = tree.box
-        self._auto = make_automaton(tree, _fast_paths, options, self._repair)
-        if side is not None:
-            side.reading(self._auto)
+        self._build(tree)
         self._lanes: Lane | None = None  # made when first needed
         self._arms = _fast_paths.lane  # whether the lane may be taken
         self._lane: Lane | None = None  # the lane while armed (see feed)
@@ -151,24 +108,18 @@ class Parser:
         self._busy = False
         self._life: Life = OPEN
         self._error: JSONDecodeError | SchemaError | None = None
-        self._decoder: codecs.IncrementalDecoder | None = None
+        self._decoder: Utf8 | None = None
         self._rest: list[Any] = []
         if options.track_changes:
             self._observe(keep=True)
 
-    def _schema_side(
-        self, schema: Any, mode: str, typing: bool | None, fast: FastPaths
-    ) -> FastPaths:
-        """Make the schema side (loading the schema's modules); return the fast paths a
-        checked parser takes."""
-        if schema is None:
-            raise ValueError("typed=True needs a schema= that is a Python type")
-        if self._options.multiple_values:
-            raise ValueError("schema does not go with multiple_values (yet)")
-        from .._schema.side import SchemaSide
-
-        side = self._side = SchemaSide(self, schema, mode, typing, self._options)
-        return side.fast_paths(fast)
+    def _build(self, tree: Tree) -> None:
+        """Build with ``tree``, read by a new automaton (before anything is read)."""
+        self._tree = tree
+        self._box = tree.box
+        self._auto = make_automaton(tree, self._fast, self._options, self._repair)
+        if self._side is not None:
+            self._side.reading(self._auto)
 
     def _observe(self, keep: bool) -> Recorder:
         """Watch the tree with a change recorder (before anything is read)."""
@@ -176,25 +127,30 @@ class Parser:
         if not isinstance(tree, WatchedTree):
             tree = make_tree(self._options, self._fast, watched=True)
             assert isinstance(tree, WatchedTree)
-            self._tree = tree
-            self._box = tree.box
         recorder = self._recorder = Recorder(tree, keep)
         tree.observer = recorder
         tree.placed = True
-        self._auto = make_automaton(tree, self._fast, self._options, self._repair)
-        if self._side is not None:
-            self._side.reading(self._auto)
+        self._build(tree)
         return recorder
 
-    # ------------------------------------------------------------------ reading
+    def _schema_part(
+        self, schema: Any = None, mode: str = "raise", typing: bool | None = False
+    ) -> SchemaSide:
+        """The schema side, made when first needed (loading the schema's modules): for
+        ``schema=``, or one that checks nothing for ``field_state()`` and ``take()``."""
+        side = self._side
+        if side is None:
+            from .._schema.side import SchemaSide
+
+            side = self._side = SchemaSide(self, schema, mode, typing, self._options)
+            self._fast = side.fast_paths(self._fast)
+        return side
 
     def feed(self, data: str | bytes | bytearray | memoryview) -> bool:
         """Parse the next fragment of the document; return whether the snapshot changed.
-
         ``data`` is text, or UTF-8 bytes (a character may be split across fragments). Raises
         :class:`JSONDecodeError` at the first character that no continuation could make valid;
-        after that every call raises it again.
-        """
+        after that every call raises it again."""
         lane = self._lane
         if lane is not None:  # inside a visible string (see fast.Lane)
             try:
@@ -249,7 +205,7 @@ class Parser:
         """The text of a fragment that is not plain ``str`` (or comes after bytes)."""
         if isinstance(data, str):
             if self._decoder is not None:
-                self._flush_decoder()
+                self._decode(None, True)
             return data
         if isinstance(data, (bytes, bytearray, memoryview)):
             return self._decode(bytes(data), final=False)
@@ -258,11 +214,9 @@ class Parser:
     def close(self) -> Any:
         """End the document and return its final value (strict RFC 8259, or as repaired with
         ``repair=``; with ``multiple_values=True``, the list of the values that
-        ``read_values()`` has not returned).
-
-        Raises :class:`JSONDecodeError` if the document is invalid, or incomplete
-        (``err.incomplete`` is then true). Calling it again returns the same value.
-        """
+        ``read_values()`` has not returned). Raises :class:`JSONDecodeError` if the document
+        is invalid, or incomplete (``err.incomplete`` is then true). Calling it again returns
+        the same value."""
         if self._life is CLOSED:
             if self._options.multiple_values:
                 return self._rest
@@ -272,18 +226,16 @@ class Parser:
         if self._lane is not None:
             self._leave_lane()
         if self._decoder is not None:
-            self._flush_decoder()
+            self._decode(None, True)
         try:
             self._read("", True)
         finally:
             if self._notify is not None:
                 self._notify()
-        side = self._side
-        if side is not None:
-            violations = side.collected()
-            if violations:  # the first violation collected fails the parser
-                self._failed(violations[0])
-                raise copy.copy(violations[0])
+        if self._side is not None and self._side.collected():
+            err = self._side.collected()[0]  # the first violation collected fails the parser
+            self._failed(err)
+            raise copy.copy(err)
         self._life = CLOSED
         if self._options.multiple_values:
             self._rest = self.read_values()
@@ -329,8 +281,6 @@ class Parser:
         self._error = err
         self._life = FAILED
 
-    # ------------------------------------------------------------------ the lane
-
     def _arm_lane(self) -> None:
         """Enter the lane: the automaton stopped inside a visible string."""
         if self._decoder is None:  # (bytes: the lane takes text only)
@@ -344,46 +294,27 @@ class Parser:
         self._lanes.leave(self._auto)  # type: ignore[union-attr]
         self._lane = None
 
-    # ------------------------------------------------------------------ input decoding
-
-    def _decode(self, data: bytes, final: bool) -> str:
+    def _decode(self, data: bytes | None, final: bool) -> str:
+        """The text of ``data`` (``None``: text comes after bytes, which must have ended with
+        a whole character); bad bytes fail the parser where they are."""
         decoder = self._decoder
         if decoder is None:
-            decoder = self._decoder = codecs.getincrementaldecoder("utf-8")("strict")
-        try:
-            return decoder.decode(data, final)
-        except UnicodeDecodeError as exc:
-            # Parse what decoded before the bad bytes: a JSON error there comes first.
-            good = exc.object[: exc.start].decode("utf-8")
+            decoder = self._decoder = Utf8()
+        text, bad = decoder.flush() if data is None else decoder.decode(data, final)
+        if data is None or bad is not None:
             self._decoder = None
-            if good:
-                self._read(good, final=False)
-            auto = self._auto
-            err = auto.fail(
-                f"Invalid UTF-8 ({exc.reason})",
-                auto.tail,
-                len(auto.tail),
-                incomplete=exc.end >= len(exc.object) and final,
-            )
-            self._failed(err)
-            raise err from None
-
-    def _flush_decoder(self) -> None:
-        """Text comes after bytes: the bytes must have ended with a whole character."""
-        text = self._decode(b"", final=True)
-        self._decoder = None
-        if text:  # pragma: no cover - a strict UTF-8 decoder holds back only incomplete sequences
+        if bad is None:
+            return text
+        if text:  # parse what decoded before the bad bytes: a JSON error there comes first
             self._read(text, final=False)
-
-    # ------------------------------------------------------------------ the value
+        err = invalid(self._auto, bad, final or data is None)
+        self._failed(err)
+        raise err
 
     def snapshot(self, default: Any = None, *, copy: object = False) -> Any:
         """The value so far, following the snapshot rules; ``default`` while nothing shows.
-
-        The result is the live value being built: later fragments grow its lists and dicts in
-        place. Treat it as read-only; pass ``copy=True`` for an independent copy (``copy`` is
-        ``True`` or ``False``).
-        """
+        It is the live value being built (later fragments grow its lists and dicts in place):
+        treat it as read-only, or pass ``copy=True`` (``True`` or ``False``) for a copy."""
         copied = copy is not False and flag(copy, "copy")
         root = self._box[0]
         if root is NOTHING:
@@ -435,8 +366,6 @@ class Parser:
             return auto.offset + lane.consumed() + len(lane.tail)
         return auto.offset + len(auto.tail)
 
-    # ------------------------------------------------------------------ changes
-
     def changes(self) -> list[Change]:
         """The change records since the last call, in document order (needs
         ``track_changes=True``). Growth of an unfinished string is reported up to now."""
@@ -453,25 +382,18 @@ class Parser:
         under: object = False,
         kinds: Iterable[type[Change]] | None = None,
     ) -> Callable[[], None]:
-        """Call ``callback(change)`` for each change record whose path matches ``pattern``.
+        """Call ``callback(change)`` for each change record whose path matches ``pattern``
+        (keys and indices, :data:`jsonsnap.ANY` for any one: ``("items", ANY)`` matches each
+        element of ``items``; with ``under=True``, changes below it too; ``kinds``: some of
+        ``Started``, ``Appended`` and ``Completed``). Callbacks run at the end of each
+        ``feed()`` and ``close()``, in document order. Returns a function that cancels it.
 
-        ``pattern`` is a sequence of keys and indices, with :data:`jsonsnap.ANY` for any one of
-        them: ``("items", ANY)`` matches each element of ``items``. With ``under=True`` changes
-        below the pattern match too. ``kinds`` limits the records to some of ``Started``,
-        ``Appended`` and ``Completed``. Callbacks run at the end of each ``feed()`` (and of
-        ``close()``), after the parser has taken the fragment, in document order. Returns a
-        function that cancels the subscription.
-
-        A callback that raises does not stop the others: every record of the fragment still
-        reaches every other subscription, then ``feed()`` raises the first exception again
-        (the parser is not failed: it has read the fragment). A callback may read the parser
-        (``snapshot()``, ``position``, ``changes()``...) but not ``feed()`` or ``close()`` it:
-        that raises :class:`ParserStateError`.
-
-        Without ``track_changes=True``, subscribe before the first ``feed()``: the parser then
-        makes records for the subscribers only. Arguments of the wrong kind (a pattern that is
-        not a tuple of keys, indices and ``ANY``, a callback that is not callable, a kind that
-        is not one of the three) are a ``TypeError`` at the call.
+        A callback that raises does not stop the others; ``feed()`` then raises the first
+        exception again (the parser has read the fragment: it is not failed). A callback may
+        read the parser, but ``feed()`` or ``close()`` from it raise
+        :class:`ParserStateError`. Without ``track_changes=True``, subscribe before the
+        first ``feed()`` (records are then made for the subscribers only). Arguments of the
+        wrong kind are a ``TypeError`` at the call.
         """
         where, call, below, wanted = subscription(pattern, callback, under, kinds)
         recorder = self._recorder
@@ -499,8 +421,6 @@ class Parser:
             self._busy = False
             self._lane = lane
 
-    # ------------------------------------------------------------------ where it is
-
     @property
     def writing(self) -> Path | None:
         """The path being written now: of the unfinished string, number or literal; of the
@@ -526,8 +446,6 @@ class Parser:
         if value is NOTHING:
             return False
         return self.done or not self._auto.is_open(where, value, parents)
-
-    # ------------------------------------------------------------------ the schema side
 
     @property
     def schema(self) -> Schema | None:
@@ -564,13 +482,10 @@ class Parser:
     def view(self, *, defaults: bool = False, copy: bool = False) -> Any:
         """The value so far as the schema's Python type: every field its value so far or
         :data:`jsonsnap.NOT_YET` (never a value of the wrong type, nor one at or under a
-        violation: the rest shows); a nested dataclass appears as soon as its object starts;
-        with ``defaults=True`` an absent field shows its default.
-
-        Live, as ``snapshot()`` is: a finished part is shown by the same object each time,
-        and an open part's object may be brought up to date in place by the next call, so a
-        view after every fragment costs what changed. ``copy=True`` builds an independent
-        one (costing the whole value)."""
+        violation); a nested dataclass appears as soon as its object starts; with
+        ``defaults=True`` an absent field shows its default. Live, as ``snapshot()`` is (an
+        open part may be brought up to date in place: a view per fragment costs what
+        changed); ``copy=True`` builds an independent one."""
         side = self._side
         if side is None or side.schema is None or side.schema.type is None:
             raise ValueError("view() needs a schema= that is a Python type")
@@ -583,13 +498,3 @@ class Parser:
         element its type refuses (an Enum, a constructor, pydantic) is a :class:`SchemaError`,
         raised once: by this call when it is the first element, else by the next one."""
         return self._schema_part().take(tuple(path))
-
-    def _schema_part(self) -> SchemaSide:
-        """The schema side; without a schema, one that checks nothing (made when first asked:
-        ``field_state()`` and ``take()`` answer from the value alone)."""
-        side = self._side
-        if side is None:
-            from .._schema.side import SchemaSide
-
-            side = self._side = SchemaSide(self, None, "raise", False, self._options)
-        return side

@@ -33,21 +33,11 @@ The builder never sees the input text and never raises a positioned error: it ra
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from .observer import NOTHING, Key
 
-try:  # A build-time name: the compiled build reads it, and nothing calls it there.
-    from mypy_extensions import mypyc_attr
-except ImportError:  # the pure build, or a compiled one without mypy_extensions installed
-
-    def mypyc_attr(*attrs: str, **kwattrs: object) -> Callable[[Any], Any]:  # type: ignore[misc]
-        """Leave the class as it is."""
-        return lambda cls: cls
-
-
-__all__ = ["DepthError", "Tree", "copy_value", "grow", "mypyc_attr", "walk"]
+__all__ = ["DepthError", "Tree", "copy_value", "grow", "walk"]
 
 
 def copy_value(value: Any) -> Any:
@@ -93,8 +83,6 @@ def grow(holder: Any, key: Any, text: str) -> None:
     holder[key] = s
 
 
-# The schema checker's tree (``_check``, not compiled) derives from both trees.
-@mypyc_attr(allow_interpreted_subclasses=True)
 class Tree:
     """The value being built, without hooks, depth limit or observer."""
 

@@ -6,6 +6,10 @@ appears, grows or completes to its observer (``observer.Observer``: the change r
 where it is, as ``(node, key)``: the node of the container that holds it (``None`` for the
 root) and its key or index there. A parser that needs none of these builds with the plain
 tree and pays nothing for them.
+
+:class:`CheckingTree` is the watched tree of a parser with a schema: before each builder
+call it asks its checker (``observer.Checker``), which may raise, so that a violation leaves
+the value as it was.
 """
 
 from __future__ import annotations
@@ -13,13 +17,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .observer import Key, Node, Observer, node
-from .tree import DepthError, Tree, mypyc_attr
+from .observer import Checker, Key, Node, Observer, node
+from .tree import DepthError, Tree
 
-__all__ = ["WatchedTree"]
+__all__ = ["CheckingTree", "WatchedTree"]
 
 
-@mypyc_attr(allow_interpreted_subclasses=True)
 class WatchedTree(Tree):
     """A :class:`Tree` with object hooks, a depth limit and an observer.
 
@@ -183,3 +186,76 @@ class WatchedTree(Tree):
             where, key = self.open_string
             self.observer.appended(where, key, s[mark:] if mark else s)  # type: ignore[union-attr]
             self.mark = len(s)
+
+
+class CheckingTree(WatchedTree):
+    """A :class:`WatchedTree` that asks its checker (``observer.Checker``, the schema
+    checker) about each builder call before carrying it out."""
+
+    __slots__ = ("checker",)
+
+    def __init__(
+        self,
+        checker: Checker,
+        partial_strings: bool = True,
+        *,
+        object_hook: Callable[[dict[str, Any]], Any] | None = None,
+        pairs_hook: Callable[[list[tuple[str, Any]]], Any] | None = None,
+        max_depth: int | None = None,
+    ) -> None:
+        super().__init__(
+            partial_strings, object_hook=object_hook, pairs_hook=pairs_hook, max_depth=max_depth
+        )
+        self.checker = checker
+        self.placed = True  # (the checker says where a value is by its node)
+
+    def open(self, container: Any) -> None:
+        self.checker.open(container)
+        WatchedTree.open(self, container)
+
+    def close(self) -> None:
+        value = self.stack[-1]
+        checker = self.checker
+        checker.close(value)
+        WatchedTree.close(self)
+        checker.closed(value)
+
+    def begins(self) -> None:
+        self.checker.begins()
+
+    def scalar(self, value: Any) -> None:
+        self.checker.scalar(value)
+        WatchedTree.scalar(self, value)
+
+    def element(self, value: Any) -> None:
+        self.checker.element(value)
+        WatchedTree.scalar(self, value)
+
+    def member(self, key: str, value: Any) -> None:
+        self.keys[-1] = key  # (the checker reads the member's key where the tree keeps it)
+        self.checker.member(key, value)
+        WatchedTree.scalar(self, value)
+
+    def key(self, text: str) -> None:
+        self.checker.key(text)
+        self.keys[-1] = text
+
+    def string_start(self) -> None:
+        self.checker.string_start()
+        WatchedTree.string_start(self)
+
+    def key_start(self) -> None:
+        self.checker.key_start()
+        Tree.key_start(self)
+
+    def append(self, text: str) -> None:
+        self.checker.append(text, 1, len(text))
+        Tree.append(self, text)
+
+    def escape(self, text: str, length: int) -> None:
+        self.checker.append(text, 0, length)
+        Tree.append(self, text)
+
+    def string_end(self) -> bool:
+        self.checker.string_end()
+        return WatchedTree.string_end(self)

@@ -2,13 +2,14 @@
 
 :class:`SchemaSide` is the part of a :class:`~jsonsnap.Parser` made when ``schema=`` is given
 (the parser holds it, and loads this module only then): it compiles the schema and makes the
-checked tree (``checker.CheckedTree``), ends the check at ``close()`` and converts the final
-value to the schema's Python type; and it answers the questions a UI asks while the value
-streams, which the parser hands it: which violations were found (``violations``), the state
-of a field (``field_state``: pending, streaming, complete, invalid or absent), which required
-fields are still missing (``missing``), a typed partial view (``view``), and the finished
-elements of an array, converted (``take``). ``field_state()`` and ``take()`` answer without
-a schema too (from the value alone): the parser then makes a side that checks nothing. It
+checking tree (``jsonsnap._parse.watched.CheckingTree``, with its ``checker.SchemaChecker``),
+ends the check at ``close()`` and converts the final value to the schema's Python type; and
+it answers the questions a UI asks while the value streams, which the parser hands it: which
+violations were found (``violations``), the state of a field (``field_state``: pending,
+streaming, complete, invalid or absent), which required fields are still missing
+(``missing``), a typed partial view (``view``), and the finished elements of an array,
+converted (``take``). ``field_state()`` and ``take()`` answer without a schema too (from the
+value alone): the parser then makes a side that checks nothing. It
 reads the value and the checker's frames; it never changes the value.
 """
 
@@ -24,7 +25,8 @@ from .._parse.fast import FastPaths
 from .._parse.observer import NOTHING
 from .._parse.options import Options
 from .._parse.tree import copy_value, walk
-from .checker import CheckedTree
+from .._parse.watched import CheckingTree
+from .checker import SchemaChecker
 from .compile import Schema, Shape
 from .faults import alive
 
@@ -53,7 +55,7 @@ FieldState.__module__ = "jsonsnap"  # where users import it from, in tracebacks 
 class SchemaSide:
     """The schema side of a parser (see the module docstring)."""
 
-    __slots__ = ("auto", "live", "marks", "parser", "schema", "taken", "tree", "typed")
+    __slots__ = ("auto", "checker", "live", "marks", "parser", "schema", "taken", "tree", "typed")
 
     def __init__(
         self,
@@ -70,20 +72,25 @@ class SchemaSide:
         self.marks: Any = None  # the violations' paths (to_types.Marks), made when first needed
         self.live: dict[bool, Any] = {}  # view() between calls (to_types.LiveView), per defaults
         self.auto: Automaton | None = None  # the parser's automaton (see reading)
-        self.tree: CheckedTree | None = None
+        self.checker: SchemaChecker | None = None
+        self.tree: CheckingTree | None = None
         self.schema: Schema | None = None
         self.typed = False
         if schema is None:
+            if typed:
+                raise ValueError("typed=True needs a schema= that is a Python type")
             return
+        if options.multiple_values:
+            raise ValueError("schema does not go with multiple_values (yet)")
         compiled = schema if isinstance(schema, Schema) else Schema(schema)
         self.schema = compiled
         if typed and compiled.type is None:
             raise ValueError("typed=True needs a schema= that is a Python type, not a dict")
         self.typed = compiled.type is not None if typed is None else typed
-        self.tree = CheckedTree(
-            compiled.root,
-            on_violation == "raise",
-            partial_strings=options.partial_strings,
+        checker = self.checker = SchemaChecker(compiled.root, on_violation == "raise")
+        self.tree = CheckingTree(
+            checker,
+            options.partial_strings,
             object_hook=options.object_hook,
             pairs_hook=options.pairs_hook,
             max_depth=options.max_depth,
@@ -92,19 +99,21 @@ class SchemaSide:
     def fast_paths(self, fast: FastPaths) -> FastPaths:
         """The fast paths a checked parser takes: all but the C scanner (which builds a whole
         container at once, so that no part of it has a place in the input)."""
-        return dataclasses.replace(fast, scan_min=None) if fast.scan_min is not None else fast
+        if self.checker is None or fast.scan_min is None:
+            return fast
+        return dataclasses.replace(fast, scan_min=None)
 
     def reading(self, auto: Automaton) -> None:
         """``auto`` reads into the checked tree (the parser made it, or made it again)."""
         self.auto = auto
-        if self.tree is not None:
-            self.tree.auto = auto
+        if self.checker is not None:
+            self.checker.attach(self.tree, auto)
 
     # ------------------------------------------------------------------ the end
 
     def collected(self) -> list[SchemaError]:
         """The violations collected (the first one fails the parser at ``close()``)."""
-        return self.tree.violations if self.tree is not None else []
+        return self.checker.violations if self.checker is not None else []
 
     def final(self, value: Any) -> Any:
         """The final value, converted to the schema's type when the parser is typed."""
@@ -164,7 +173,7 @@ class SchemaSide:
     @property
     def dropped(self) -> int:
         """``Parser.violations_dropped``."""
-        return self.tree.dropped if self.tree is not None else 0
+        return self.checker.dropped if self.checker is not None else 0
 
     def field_state(self, path: tuple[str | int, ...]) -> FieldState:
         """``Parser.field_state``."""
@@ -185,8 +194,7 @@ class SchemaSide:
         value, _ = walk(self._root(), path)
         present = value if isinstance(value, dict) else {}
         required: dict[str, None] = {}
-        tree = self.tree
-        frame = _open_frame(tree, path) if tree is not None else None
+        frame = _open_frame(self.tree, self.checker, path) if self.checker is not None else None
         if frame is not None:
             for leaf in frame.leaves:
                 if alive(leaf.owner):
@@ -257,11 +265,11 @@ def _name(tp: Any) -> str:
     return str(getattr(tp, "__name__", None) or repr(tp).replace("typing.", ""))
 
 
-def _open_frame(tree: CheckedTree, path: tuple[str | int, ...]) -> Any:
+def _open_frame(tree: Any, checker: SchemaChecker, path: tuple[str | int, ...]) -> Any:
     """The checker's frame of the open container at ``path``, or ``None``."""
     depth = len(path)
     if depth < len(tree.stack) and tree.path_here(depth) == path:
-        return tree.frames[depth]
+        return checker.frames[depth]
     return None
 
 
