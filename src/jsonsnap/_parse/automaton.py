@@ -1,7 +1,7 @@
-"""The automaton: a resumable tokenizer for the grammar of ``_grammar``, one method per state.
+"""The automaton: a resumable tokenizer for the grammar of ``grammar``, one method per state.
 
 An :class:`Automaton` reads text handed to it fragment by fragment and tells the builder
-(``_tree``) what it read; its whole state is a few attributes, so it can stop after any
+(``tree``) what it read; its whole state is a few attributes, so it can stop after any
 character and go on when the next fragment comes:
 
 ``state``
@@ -23,10 +23,13 @@ character and go on when the next fragment comes:
 :meth:`Automaton.run` walks positions, never slices: each state's method reads from a
 position and returns the next one (or ``~pos`` when the token at ``pos`` needs more input),
 and long runs go to compiled regexes and to the standard library's C string scanner. The fast
-paths (``_fast``) are tried first where they apply; they read the same grammar in bigger steps.
+paths (``fast``) are tried first where they apply; they read the same grammar in bigger steps.
 
 The automaton never changes the value but through the builder interface, and never decides
-what the snapshot shows: that is the builder's business.
+what the snapshot shows: that is the builder's business. A schema checker reads where it is
+as a read-only ``observer.Cursor`` and may ask it to read a string exactly
+(``read_exactly``); no other part sets its attributes but the lane, which hands back the
+characters it read and the escape it held (``fast.Lane``).
 """
 
 from __future__ import annotations
@@ -199,7 +202,7 @@ class Automaton(Tokens):
         self.tail = buf[pos:] if pos < end else ""
 
     def _own_state(self, buf: str, pos: int, end: int) -> int:
-        """A state that a derived automaton adds (the tolerant one's: ``_tolerant``)."""
+        """A state that a derived automaton adds (the tolerant one's: ``tolerant``)."""
         raise NotImplementedError(f"no method for state {self.state}")
 
     def _finish(self, buf: str, pos: int, end: int) -> None:
@@ -393,7 +396,7 @@ class Automaton(Tokens):
 
     # ------------------------------------------------------------------ where strict JSON ends
     # Each of these is reached only by input that is not JSON (or a second value): strict, it
-    # is an error at ``pos``; the tolerant automaton (``_tolerant``) repairs what it can.
+    # is an error at ``pos``; the tolerant automaton (``tolerant``) repairs what it can.
 
     def _trailing_comma(self, buf: str, pos: int) -> int:
         """A closing bracket right after a comma."""
