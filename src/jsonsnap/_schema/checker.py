@@ -68,6 +68,7 @@ from typing import Any
 from .._errors import SchemaError
 from .._parse.grammar import TOP
 from .._parse.observer import Cursor
+from .._parse.watched import WatchedTree
 from .compile import ARRAY, BOOLEAN, NULL, NUMBER, OBJECT, STRING, Shape, kind_of
 from .faults import Branch, Fault, Report, alive
 from .frames import KIND, NO_GROUPS, NOT_SIMPLE, Checks, Frame
@@ -95,18 +96,19 @@ class SchemaChecker:
         "tree",
     )
 
+    tree: WatchedTree  # the checked tree, read only (set by attach)
+    cursor: Cursor  # where the automaton is (set by attach)
+
     def __init__(self, root: Shape, raise_: bool) -> None:
         self.report = Report(raise_)
         self.checks = Checks(root, self.report)
         self.text = TextChecks(self.checks, self.report)
-        self.tree: Any = None  # the checked tree, read only (set by attach)
-        self.cursor: Any = None  # the automaton (set by attach)
         self.string: Frame | None = None  # the open string's checks, when exact
         self.key_leaves: list[Leaf] | None = None  # the key's checks, when exact
         self.exact = False  # whether the open string (or key) is read exactly
         self.raw = 0  # characters of the exact string (or key) read so far, escapes whole
 
-    def attach(self, tree: Any, cursor: Cursor) -> None:
+    def attach(self, tree: WatchedTree, cursor: Cursor) -> None:
         """Check what ``tree`` builds as ``cursor`` (the automaton) reads it."""
         self.tree = tree
         self.checks.tree = tree

@@ -106,7 +106,7 @@ class SchemaSide:
     def reading(self, auto: Automaton) -> None:
         """``auto`` reads into the checked tree (the parser made it, or made it again)."""
         self.auto = auto
-        if self.checker is not None:
+        if self.checker is not None and self.tree is not None:
             self.checker.attach(self.tree, auto)
 
     # ------------------------------------------------------------------ the end
