@@ -49,7 +49,9 @@ class FieldState(str, Enum):
         return self.value
 
 
-FieldState.__module__ = "jsonsnap"  # where users import it from, in tracebacks and reprs
+# Where users import it from, in tracebacks and reprs (set by setattr: a compiled build
+# refuses the assignment of a class attribute).
+setattr(FieldState, "__module__", "jsonsnap")  # noqa: B010
 
 
 class SchemaSide:
