@@ -19,7 +19,7 @@ from .._errors import JSONDecodeError, ParserStateError, SchemaError, describe
 from .changes import Change, Path, Recorder, subscription
 from .decoding import Utf8, invalid
 from .fast import DEFAULT, FastPaths, Lane
-from .grammar import DONE, PLAIN_CHARS, STRING
+from .grammar import DONE, PLAIN_CHARS, SIMPLE_ESCAPES, STRING
 from .observer import NOTHING
 from .options import flag, resolve, schema_options, steps
 from .parts import CLOSED, FAILED, OPEN, Life, make_automaton, make_tree
@@ -157,19 +157,27 @@ class Parser:
                 plain = data in PLAIN_CHARS  # one plain character: the commonest case
             except (TypeError, ValueError):  # a bytearray or writable memoryview: unhashable
                 plain = False
-            if lane.tail:
-                text: str | None = lane.take(data)  # an escape held back, decided now
+            tail = lane.tail
+            if tail:  # an escape held back, decided now
+                if tail == "\\" and type(data) is str and data in SIMPLE_ESCAPES:
+                    lane.tail = ""  # the escape a lone backslash began, finished
+                    lane.mark -= 1  # two characters read, one shown (see Lane)
+                    text: str | None = SIMPLE_ESCAPES[data]
+                else:
+                    text = lane.take(data)
             elif plain:
                 text = data  # type: ignore[assignment]
             elif type(data) is not str or ('"' in data and '\\"' not in data):
                 text = None  # the string ends in it (or bytes): the lane declines
             elif "\\" not in data and data.isprintable():
                 text = data  # plain text (or "", printable too)
+            elif data == "\\":  # an escape begins: the next fragment says which
+                lane.tail = data
+                return False
             else:
                 text = lane.take(data)
             if text:  # tree.grow, written out: this runs for every character
-                holder = lane.holder
-                key = lane.key
+                holder, key = lane.holder, lane.key
                 s: str = holder[key]  # (typed: a compiled build then appends in place)
                 holder[key] = None
                 s += text
@@ -218,9 +226,7 @@ class Parser:
         is invalid, or incomplete (``err.incomplete`` is then true). Calling it again returns
         the same value."""
         if self._life is CLOSED:
-            if self._options.multiple_values:
-                return self._rest
-            return self._final()
+            return self._rest if self._options.multiple_values else self._final()
         if self._life is not OPEN or self._busy:
             self._refuse("close")
         if self._lane is not None:
@@ -256,11 +262,8 @@ class Parser:
     def _refuse(self, call: str) -> None:
         if self._life is FAILED:
             raise copy.copy(self._error)  # type: ignore[misc]
-        if self._busy:
-            raise ParserStateError(
-                f"{call}() called while the parser is running a hook or a callback"
-            )
-        raise ParserStateError(f"{call}() called after close()")
+        when = "while the parser is running a hook or a callback" if self._busy else "after close()"
+        raise ParserStateError(f"{call}() called {when}")
 
     def _read(self, text: str, final: bool) -> None:
         """Hand ``text`` to the automaton; an error fails the parser (for an exception from a
@@ -284,9 +287,7 @@ class Parser:
     def _arm_lane(self) -> None:
         """Enter the lane: the automaton stopped inside a visible string."""
         if self._decoder is None:  # (bytes: the lane takes text only)
-            lanes = self._lanes
-            if lanes is None:
-                lanes = self._lanes = Lane()
+            lanes = self._lanes = self._lanes or Lane()
             self._lane = lanes.arm(self._tree, self._auto)
 
     def _leave_lane(self) -> None:
@@ -297,12 +298,9 @@ class Parser:
     def _decode(self, data: bytes | None, final: bool) -> str:
         """The text of ``data`` (``None``: text comes after bytes, which must have ended with
         a whole character); bad bytes fail the parser where they are."""
-        decoder = self._decoder
-        if decoder is None:
-            decoder = self._decoder = Utf8()
+        decoder = self._decoder or Utf8()
         text, bad = decoder.flush() if data is None else decoder.decode(data, final)
-        if data is None or bad is not None:
-            self._decoder = None
+        self._decoder = None if data is None or bad is not None else decoder
         if bad is None:
             return text
         if text:  # parse what decoded before the bad bytes: a JSON error there comes first
@@ -360,8 +358,7 @@ class Parser:
     @property
     def position(self) -> int:
         """How many characters have been fed (the absolute offset of the next one)."""
-        auto = self._auto
-        lane = self._lanes
+        auto, lane = self._auto, self._lanes
         if lane is not None and lane.holder is not None:  # armed: it counts lazily
             return auto.offset + lane.consumed() + len(lane.tail)
         return auto.offset + len(auto.tail)
