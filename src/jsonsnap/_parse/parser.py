@@ -147,10 +147,9 @@ class Parser:
         return side
 
     def feed(self, data: str | bytes | bytearray | memoryview) -> bool:
-        """Parse the next fragment of the document; return whether the snapshot changed.
-        ``data`` is text, or UTF-8 bytes (a character may be split across fragments). Raises
-        :class:`JSONDecodeError` at the first character that no continuation could make valid;
-        after that every call raises it again."""
+        """Parse the next fragment (text, or UTF-8 bytes: a character may be split across
+        fragments); return whether the snapshot changed. Raises :class:`JSONDecodeError` at
+        the first character no continuation could make valid, and again at every call after."""
         lane = self._lane
         if lane is not None:  # inside a visible string (see fast.Lane)
             try:
