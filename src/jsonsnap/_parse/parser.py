@@ -190,8 +190,7 @@ class Parser:
         if self._life is not OPEN or self._busy:
             self._refuse("feed")
         text = data if type(data) is str and self._decoder is None else self._text(data)
-        tree = self._tree
-        version = tree.version
+        version = (tree := self._tree).version
         if text:
             auto = self._auto
             self._busy = True
