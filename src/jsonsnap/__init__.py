@@ -27,8 +27,6 @@ Traceback (most recent call last):
 jsonsnap.JSONDecodeError: Illegal trailing comma before end of array: line 1 column 4 (char 3)
 """
 
-from __future__ import annotations
-
 from typing import TYPE_CHECKING, Any
 
 from ._errors import JSONDecodeError, ParserStateError, SchemaError
@@ -94,7 +92,7 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *_LAZY})
+    return sorted({*globals(), *_LAZY} - {"Any", "TYPE_CHECKING"})
 
 
 #: Which build is imported: ``"compiled"`` when the parser's modules are compiled extension
