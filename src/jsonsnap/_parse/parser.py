@@ -147,9 +147,8 @@ class Parser:
         return side
 
     def feed(self, data: str | bytes | bytearray | memoryview) -> bool:
-        """Parse the next fragment (text, or UTF-8 bytes: a character may be split across
-        fragments); return whether the snapshot changed. Raises :class:`JSONDecodeError` at
-        the first character no continuation could make valid, and again at every call after."""
+        """Parse the next fragment (text, or UTF-8 bytes split anywhere); return whether the
+        snapshot changed. Raises :class:`JSONDecodeError` at the first invalid character."""
         lane = self._lane
         if lane is not None:  # inside a visible string (see fast.Lane)
             try:
@@ -176,7 +175,8 @@ class Parser:
             else:
                 text = lane.take(data)
             if text:  # tree.grow, written out: this runs for every character
-                holder, key = lane.holder, lane.key
+                holder = lane.holder  # (two statements: a compiled build makes no tuple)
+                key = lane.key
                 s: str = holder[key]  # (typed: a compiled build then appends in place)
                 holder[key] = None
                 s += text
