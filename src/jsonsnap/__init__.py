@@ -27,17 +27,20 @@ Traceback (most recent call last):
 jsonsnap.JSONDecodeError: Illegal trailing comma before end of array: line 1 column 4 (char 3)
 """
 
+from typing import TYPE_CHECKING, Any
+
 from ._errors import JSONDecodeError, ParserStateError, SchemaError
 from ._parse import automaton as _automaton
 from ._parse.changes import ANY, Appended, Change, Completed, Path, Started, matches, replay
-from ._parse.parser import Parser, loads, parse_partial
+from ._parse.oneshot import loads, parse_partial
+from ._parse.parser import Parser
 from ._parse.tolerant import REPAIRS, Repair
 from ._parse.values import aiter_values, iter_values
-from ._schema.compile import Schema, SchemaDefinitionError, SchemaWarning
-from ._schema.from_types import NOT_YET
-from ._schema.side import FieldState
 
-FieldState.__module__ = __name__  # where users import it from, in tracebacks and reprs
+if TYPE_CHECKING:
+    from ._schema.compile import Schema, SchemaDefinitionError, SchemaWarning
+    from ._schema.from_types import NOT_YET
+    from ._schema.side import FieldState
 
 __all__ = [
     "ANY",
@@ -65,6 +68,33 @@ __all__ = [
     "replay",
 ]
 __version__ = "0.1.0"
+
+#: The names of the schema layer, loaded when first asked for: ``import jsonsnap`` loads no
+#: schema module until a schema is given (or one of these is used).
+_LAZY = {
+    "FieldState": "side",
+    "NOT_YET": "from_types",
+    "Schema": "compile",
+    "SchemaDefinitionError": "compile",
+    "SchemaWarning": "compile",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(f"._schema.{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY} - {"Any", "TYPE_CHECKING"})
+
+
 #: Which build is imported: ``"compiled"`` when the parser's modules are compiled extension
 #: modules, ``"pure"`` when they are the Python source (the same behaviour either way).
 __build__ = "pure" if _automaton.__file__.endswith(".py") else "compiled"

@@ -1,7 +1,7 @@
-"""The automaton: a resumable tokenizer for the grammar of ``_grammar``, one method per state.
+"""The automaton: a resumable tokenizer for the grammar of ``grammar``, one method per state.
 
 An :class:`Automaton` reads text handed to it fragment by fragment and tells the builder
-(``_tree``) what it read; its whole state is a few attributes, so it can stop after any
+(``tree``) what it read; its whole state is a few attributes, so it can stop after any
 character and go on when the next fragment comes:
 
 ``state``
@@ -23,10 +23,13 @@ character and go on when the next fragment comes:
 :meth:`Automaton.run` walks positions, never slices: each state's method reads from a
 position and returns the next one (or ``~pos`` when the token at ``pos`` needs more input),
 and long runs go to compiled regexes and to the standard library's C string scanner. The fast
-paths (``_fast``) are tried first where they apply; they read the same grammar in bigger steps.
+paths (``fast``) are tried first where they apply; they read the same grammar in bigger steps.
 
 The automaton never changes the value but through the builder interface, and never decides
-what the snapshot shows: that is the builder's business.
+what the snapshot shows: that is the builder's business. A schema checker reads where it is
+as a read-only ``observer.Cursor`` and may ask it to read a string exactly
+(``read_exactly``); no other part sets its attributes but the lane, which hands back the
+characters it read and the escape it held (``fast.Lane``).
 """
 
 from __future__ import annotations
@@ -61,13 +64,11 @@ from .grammar import (
     skip_ws,
 )
 from .observer import NOTHING
-from .tokens import Tokens
+from .options import Options
+from .tokens import BEYOND, Tokens
 from .tree import DepthError, Tree
 
 __all__ = ["Automaton"]
-
-#: Larger than any input: a threshold that is never reached.
-BEYOND = 1 << 62
 
 
 class Automaton(Tokens):
@@ -88,23 +89,18 @@ class Automaton(Tokens):
     #: The state a top-level value begins in.
     first: ClassVar[int] = VALUE
 
-    def __init__(self, tree: Tree, fast: FastPaths, options: tuple[Any, ...]) -> None:
-        """``options`` is the parser's resolved options (see ``_options.Options``)."""
+    def __init__(self, tree: Tree, fast: FastPaths, options: Options) -> None:
+        """``options`` is the parser's resolved options (see ``options.Options``)."""
         self.tree = tree
         self.fast = fast
-        (
-            _,
-            self.partial_numbers,
-            self.partial_literals,
-            self.allow_nan,
-            self.to_int,
-            self.to_float,
-            self.constant,
-            _,
-            _,
-            depth,
-            hooked,
-        ) = options
+        self.partial_numbers = options.partial_numbers
+        self.partial_literals = options.partial_literals
+        self.allow_nan = options.allow_nan
+        self.to_int = options.to_int
+        self.to_float = options.to_float
+        self.constant = options.constant
+        depth = options.max_depth
+        hooked = options.hooked
         # The C scanner, made when first offered a container: hooks must run once per value,
         # and max_depth be checked at each bracket, so neither goes with it.
         self.scanner: Scanner | None = None
@@ -112,6 +108,8 @@ class Automaton(Tokens):
         self.scan_min = BEYOND if scan_min is None or hooked or depth is not None else scan_min
         self.long: LongStrings | None = None  # made when first needed
         self.long_min = BEYOND if fast.long_string is None else fast.long_string
+        self.exact: tuple[FastPaths, int] | None = None
+        self.exact_fast: FastPaths | None = None
         self.elements = fast.elements
         self.members = fast.members
         self.state = self.first
@@ -120,13 +118,13 @@ class Automaton(Tokens):
         self.offset = 0
         # Several values per stream: whether to read them, the index of the value being read,
         # the values completed and not yet handed out, and whether the last one is among them.
-        self.multiple = False
+        self.multiple = options.multiple_values
         self.index = 0
         self.values: list[Any] = []
         self.collected = False
         # Whether a number ends at any character (the next state decides whether that
         # character may follow it), or only at what may follow a value in strict JSON.
-        self.open_ended = False
+        self.open_ended = self.multiple
         # Whether "-I" begins -Infinity rather than a number.
         self.minus_constant = self.allow_nan
         self.lines = 0
@@ -204,7 +202,7 @@ class Automaton(Tokens):
         self.tail = buf[pos:] if pos < end else ""
 
     def _own_state(self, buf: str, pos: int, end: int) -> int:
-        """A state that a derived automaton adds (the tolerant one's: ``_tolerant``)."""
+        """A state that a derived automaton adds (the tolerant one's: ``tolerant``)."""
         raise NotImplementedError(f"no method for state {self.state}")
 
     def _finish(self, buf: str, pos: int, end: int) -> None:
@@ -398,7 +396,7 @@ class Automaton(Tokens):
 
     # ------------------------------------------------------------------ where strict JSON ends
     # Each of these is reached only by input that is not JSON (or a second value): strict, it
-    # is an error at ``pos``; the tolerant automaton (``_tolerant``) repairs what it can.
+    # is an error at ``pos``; the tolerant automaton (``tolerant``) repairs what it can.
 
     def _trailing_comma(self, buf: str, pos: int) -> int:
         """A closing bracket right after a comma."""
@@ -437,6 +435,14 @@ class Automaton(Tokens):
             if value is not NOTHING:
                 self.values.append(value)
             self.collected = True
+
+    def take_values(self) -> list[Any]:
+        """The values completed and not yet handed out (``read_values()``), forgotten."""
+        if self.state == DONE and not self.tail:
+            self.collect()
+        values = self.values
+        self.values = []
+        return values
 
     # ------------------------------------------------------------------ queries
 

@@ -20,7 +20,7 @@ that reads several values per stream (``multiple_values=True``).
 elsewhere (another thread, another process) from the records alone.
 
 This module owns the records, :func:`matches`, :func:`replay`, and the :class:`Recorder`: the
-observer of the tree (see ``_tree``) that makes the records and serves ``changes()`` and
+observer of the tree (see ``tree``) that makes the records and serves ``changes()`` and
 ``subscribe()``. It never reads the input or the parser's state: it hears of values through
 the observer interface only, and it must never change the value.
 
@@ -41,7 +41,7 @@ from typing import Any, ClassVar, Final, Literal, TypeAlias
 from .._errors import describe
 from .observer import NOTHING, Key, Node, depth_of, path_of
 from .options import flag, steps
-from .tree import WatchedTree
+from .watched import WatchedTree
 
 __all__ = [
     "ANY",

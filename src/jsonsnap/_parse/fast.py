@@ -35,7 +35,7 @@ import json
 import json.scanner
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from .grammar import (
     RUN_RE,
@@ -46,6 +46,9 @@ from .grammar import (
 )
 from .observer import NOTHING
 from .tree import Tree
+
+if TYPE_CHECKING:
+    from .tokens import Tokens
 
 __all__ = [
     "DEFAULT",
@@ -189,9 +192,13 @@ class Lane:
         self.mark = 0
         self.tail = ""
 
-    def arm(self, tree: Tree, automaton: Any) -> Lane:
+    def arm(self, tree: Tree, automaton: Tokens) -> Lane | None:
         """Enter the open string of ``tree``, taking over what ``automaton`` holds back (an
-        undecided escape); return the lane."""
+        undecided escape); return the lane (``None``: the string has no lane)."""
+        # A string that a schema checks character by character is read exactly (its fast
+        # paths off); a single-quoted string or an unquoted key (tolerant) has no lane.
+        if not automaton.fast.lane or automaton.closer != '"':
+            return None
         holder = self.holder = tree.slot
         key = self.key = tree.slot_key
         self.mark = len(holder[key])
@@ -199,14 +206,13 @@ class Lane:
         automaton.tail = ""
         return self
 
-    def leave(self) -> tuple[int, str]:
-        """Leave the string: how many characters the lane has read since it was armed, and
-        the escape it holds back."""
-        read = len(self.holder[self.key]) - self.mark
-        tail = self.tail
+    def leave(self, automaton: Tokens) -> None:
+        """Leave the string: count what the lane has read since it was armed in the
+        ``automaton``'s offset, and give it back the escape the lane holds back."""
+        automaton.offset += len(self.holder[self.key]) - self.mark
+        automaton.tail = self.tail
         self.holder = None
         self.tail = ""
-        return read, tail
 
     def consumed(self) -> int:
         """How many characters the lane has read since it was armed."""

@@ -1,27 +1,44 @@
-"""Where a value is, and what hears of it: the observer interface of the tree builder.
+"""Where a value is, and who hears of it: the interfaces of the tree builder.
 
-The builder (``_tree``) reports every value that appears, grows or completes to an
-:class:`Observer` (the change recorder in ``_changes``; a schema checker), saying where the
-value is as ``(node, key)``: the :class:`Node` of the container that holds it (``None`` for the
-root value) and its key or index there. A node knows its parent, so a path is made only when
-someone asks for it, and reporting a value 10,000 levels deep costs what reporting one at the
-top does. This module owns those nodes and paths, and the one "nothing yet" marker; it builds
-and reads no value.
+The watched builder (``watched``) reports every value that appears, grows or completes to an
+:class:`Observer` (the change recorder in ``changes``), saying where the value is as
+``(node, key)``: the :class:`Node` of the container that holds it (``None`` for the root value)
+and its key or index there. A node knows its parent, so a path is made only when someone asks
+for it, and reporting a value 10,000 levels deep costs what reporting one at the top does.
 
 The tree reports in document order and while the parts are being built, so an observer can
 keep its own stack of the open containers: a container's ``started`` comes before anything
 inside it, and its ``completed`` after (and after the tree has left it).
+
+A :class:`Checker` (the schema checker, ``jsonsnap._schema.checker``) is asked about each
+builder call *before* the tree carries it out, so that a violation it raises leaves the value
+as it was; it reads where the call is about through a :class:`Cursor` (the automaton,
+read-only) and asks it to read a string exactly when each character's place matters.
+
+This module owns those interfaces, the nodes and paths, and the one "nothing" marker; it
+builds and reads no value.
 """
 
 from __future__ import annotations
 
 from typing import Any, Final, Protocol
 
-__all__ = ["NOTHING", "Key", "Node", "Observer", "depth_of", "node", "path_of"]
+__all__ = [
+    "NOTHING",
+    "Checker",
+    "Cursor",
+    "Key",
+    "Node",
+    "Observer",
+    "depth_of",
+    "node",
+    "path_of",
+]
 
 
 class _Nothing:
-    """The one "nothing yet" marker: a slot with no value to show."""
+    """The one "nothing" marker: a slot with no value to show, a value not found, an
+    argument not given."""
 
     __slots__ = ()
 
@@ -65,7 +82,7 @@ def path_of(parent: Node | None, key: Key) -> tuple[str | int, ...]:
 
 
 class Observer(Protocol):
-    """What hears about the value as it is built (the change recorder; a schema checker)."""
+    """What hears about the value as it is built (the change recorder)."""
 
     def started(self, node: Node | None, key: Key, kind: str) -> None:
         """An empty array, object or string (``kind``) appeared."""
@@ -78,3 +95,86 @@ class Observer(Protocol):
 
     def restart(self) -> None:
         """The next top-level value of the stream begins (several values per stream)."""
+
+
+class Cursor(Protocol):
+    """Where the automaton is, for a checker: read-only, but for :meth:`read_exactly`.
+
+    Set before the builder call they are about (see ``tokens``): ``at``, the absolute
+    position of the character being read (a bracket, a literal's first character, the
+    character after a number); ``quote``, the open string's opening quote; ``number_at``,
+    where the number or literal being completed began; ``match``, the fast path's last match
+    (an element or a member read whole, its groups ``key``, ``string``, ``number`` and
+    ``literal`` placed from ``offset``); ``buf``, the text being read, from ``offset``;
+    ``lines`` and ``line_start``, the newlines before ``offset``; ``state``, the state.
+    """
+
+    @property
+    def at(self) -> int: ...
+    @property
+    def quote(self) -> int: ...
+    @property
+    def number_at(self) -> int: ...
+    @property
+    def match(self) -> Any: ...
+    @property
+    def buf(self) -> str: ...
+    @property
+    def offset(self) -> int: ...
+    @property
+    def lines(self) -> int: ...
+    @property
+    def line_start(self) -> int: ...
+    @property
+    def state(self) -> int: ...
+
+    def read_exactly(self, on: bool) -> None:
+        """Read the open string (or key) one escape at a time, so that each character's place
+        is known (``False``: with the fast paths again)."""
+
+
+class Checker(Protocol):
+    """What checks each value before the tree links it (the schema checker).
+
+    Each call comes before the tree carries out the builder call of the same name (but for
+    :meth:`closed`, after it), with the tree as it was; what the checker finds it raises, or
+    keeps, as it is told.
+    """
+
+    def open(self, container: Any) -> None:
+        """An array or object begins (the tree links and pushes it next)."""
+
+    def close(self, value: Any) -> None:
+        """The open ``value`` ends (the tree pops it next, and applies the hooks)."""
+
+    def closed(self, value: Any) -> None:
+        """The tree has left ``value`` (as it was before the hooks): it is complete in its
+        container."""
+
+    def begins(self) -> None:
+        """A number or literal begins, and the fragment ends before it does."""
+
+    def scalar(self, value: Any) -> None:
+        """A whole scalar, read by the automaton (it began at ``number_at``)."""
+
+    def element(self, value: Any) -> None:
+        """A whole scalar array element, read by a fast path (placed by ``match``)."""
+
+    def member(self, key: str, value: Any) -> None:
+        """A member read whole by a fast path (placed by ``match``; the tree's key is set)."""
+
+    def key(self, text: str) -> None:
+        """The key of the member being read, read whole by a fast path."""
+
+    def string_start(self) -> None:
+        """A string value begins (at ``quote``)."""
+
+    def key_start(self) -> None:
+        """A key begins (at ``quote``)."""
+
+    def append(self, text: str, width: int, length: int) -> None:
+        """More of the open string or key: ``text``, read from ``length`` characters of
+        input (``width`` 1: one each; 0: the characters of one escape)."""
+
+    def string_end(self) -> None:
+        """The open string or key ends: its closing quote is read."""

@@ -1,10 +1,11 @@
 """The checks of what callers pass: the parser's options, resolved once, and the arguments of
 the public calls.
 
-``resolve()`` turns the keyword options of :class:`~jsonsnap.Parser` into one tuple the parts
-read (the automaton its converters and flags, the tree its hooks and depth limit), as ``json``
-resolves ``parse_float or float`` once. It refuses an option of the wrong type or value, naming
-it, so that a mistake shows when the parser is made and not at the first bracket.
+``resolve()`` turns the keyword options of :class:`~jsonsnap.Parser` into one frozen
+:class:`Options` the parts read by name (the automaton its converters and flags, the tree its
+hooks and depth limit), as ``json`` resolves ``parse_float or float`` once. It refuses an
+option of the wrong type or value, naming it, so that a mistake shows when the parser is made
+and not at the first bracket. No field is set after the options are made.
 :func:`flag`, :func:`text_of` and :func:`steps` check the arguments of the other calls
 (``snapshot(copy=)``, ``loads(text)``, the paths of ``is_complete()`` and the patterns of
 ``subscribe()``).
@@ -21,34 +22,46 @@ meaning, and nothing else: it never parses.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, cast
+from dataclasses import dataclass
+from typing import Any, Final, cast
 
 from .._errors import describe
 from .grammar import CONSTANT_VALUES
 
 __all__ = ["Options", "flag", "resolve", "schema_options", "steps", "text_of"]
 
-#: The options, resolved: what the parts read.
-Options = tuple[
-    bool,  # partial_strings
-    bool,  # partial_numbers
-    bool,  # partial_literals
-    bool,  # allow_nan
-    Callable[[str], Any],  # to_int: parse_int or int
-    Callable[[str], Any],  # to_float: parse_float or float
-    Callable[[str], Any],  # constant: parse_constant or the standard values
-    Callable[[dict[str, Any]], Any] | None,  # object_hook
-    Callable[[list[tuple[str, Any]]], Any] | None,  # object_pairs_hook
-    int | None,  # max_depth
-    bool,  # hooked: any hook, so no C scanner (hooks run once per value)
-]
+#: The standard values of ``NaN``, ``Infinity`` and ``-Infinity`` (without ``parse_constant``).
+_CONSTANT: Callable[[str], Any] = CONSTANT_VALUES.__getitem__
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """The options, resolved: what the parts read, by name (the automaton its converters and
+    flags, the tree its hooks and depth limit)."""
+
+    partial_strings: bool = True
+    partial_numbers: bool = False
+    partial_literals: bool = False
+    allow_nan: bool = False
+    to_int: Callable[[str], Any] = int  # parse_int or int
+    to_float: Callable[[str], Any] = float  # parse_float or float
+    constant: Callable[[str], Any] = _CONSTANT  # parse_constant or the standard values
+    object_hook: Callable[[dict[str, Any]], Any] | None = None
+    pairs_hook: Callable[[list[tuple[str, Any]]], Any] | None = None
+    max_depth: int | None = None
+    #: Any hook, so no C scanner (hooks run once per value).
+    hooked: bool = False
+    track_changes: bool = False
+    multiple_values: bool = False
+    #: Whether the plain tree builds with them (no hook, depth limit, provisional value or
+    #: change record).
+    plain: bool = True
+
 
 #: What ``on_violation=`` takes.
 _MODES = ("raise", "collect")
 #: What the calls that take text take (``feed()`` says so itself).
 _TEXT_TYPES = (str, bytes, bytearray, memoryview)
-#: The standard values of ``NaN``, ``Infinity`` and ``-Infinity`` (without ``parse_constant``).
-_CONSTANT: Callable[[str], Any] = CONSTANT_VALUES.__getitem__
 
 
 def flag(value: object, name: str) -> bool:
@@ -88,35 +101,22 @@ def resolve(
     object_pairs_hook: object,
     max_depth: object,
     track_changes: object,
-) -> tuple[Options, bool]:
-    """The options, checked and resolved, and whether the plain tree builds with them (no
-    hook, depth limit, provisional value or change record)."""
+    multiple_values: object,
+) -> Options:
+    """The options, checked and resolved."""
     if (
         type(partial_strings) is bool
         and type(allow_nan) is bool
+        and type(multiple_values) is bool
         and partial_numbers is False
         and partial_literals is False
         and track_changes is False
-        and parse_float is None
-        and parse_int is None
-        and parse_constant is None
-        and object_hook is None
-        and object_pairs_hook is None
-        and max_depth is None
+        and parse_float is parse_int is parse_constant is None
+        and object_hook is object_pairs_hook is max_depth is None
     ):  # the defaults, or but for the flags that cost nothing: checked at once (the common case)
-        return (
-            partial_strings,
-            False,
-            False,
-            allow_nan,
-            int,
-            float,
-            _CONSTANT,
-            None,
-            None,
-            None,
-            False,
-        ), True
+        if partial_strings and not allow_nan and not multiple_values:
+            return _DEFAULTS
+        return Options(partial_strings, allow_nan=allow_nan, multiple_values=multiple_values)
     strings = flag(partial_strings, "partial_strings")
     numbers = flag(partial_numbers, "partial_numbers")
     literals = flag(partial_literals, "partial_literals")
@@ -131,20 +131,26 @@ def resolve(
     if changes and (numbers or literals):
         raise ValueError("track_changes does not go with partial_numbers or partial_literals")
     hooked = bool(to_float or to_int or constant or obj_hook or pairs_hook)
-    plain = not (hooked or depth is not None or changes or numbers or literals)
-    return (
-        strings,
-        numbers,
-        literals,
-        nan,
-        to_int or int,
-        to_float or float,
-        constant or _CONSTANT,
-        obj_hook,
-        pairs_hook,
-        depth,
-        hooked,
-    ), plain
+    return Options(
+        partial_strings=strings,
+        partial_numbers=numbers,
+        partial_literals=literals,
+        allow_nan=nan,
+        to_int=to_int or int,
+        to_float=to_float or float,
+        constant=constant or _CONSTANT,
+        object_hook=obj_hook,
+        pairs_hook=pairs_hook,
+        max_depth=depth,
+        hooked=hooked,
+        track_changes=changes,
+        multiple_values=flag(multiple_values, "multiple_values"),
+        plain=not (hooked or depth is not None or changes or numbers or literals),
+    )
+
+
+#: The default options (the commonest parser), made once.
+_DEFAULTS: Final = Options()
 
 
 def schema_options(on_violation: object, typed: object) -> tuple[str, bool | None]:

@@ -1,76 +1,56 @@
-"""The public parser: options, lifecycle and input decoding, over the parser's parts.
+"""The public parser: the object that holds the parser's parts and answers for them.
 
-The parts
-=========
-
-:class:`Parser` holds the options (resolved by ``_options``) and the lifecycle (open, failed,
-closed): it decodes UTF-8, refuses re-entrant calls and takes the lane's fragments
-(``_fast.Lane``); its read side (the snapshot, positions, the change feed, the queries) is
-:class:`~jsonsnap._parse.reading.Reading`, which it derives from. It hands text to the automaton
-(``_automaton``, with ``_tokens``: the states, positions, errors), which reads the grammar
-(``_grammar``) and tells the builder (``_tree``) what it read; the fast paths (``_fast``) read
-the same grammar in bigger steps. The change recorder (``_changes``) observes the builder
-through the observer interface (``_observer``). With ``repair=``, the automaton is the tolerant
-one (``_tolerant``), which reads where strict JSON ends and records each repair; with
-``multiple_values=True``, a value after the first begins the next one. Each module's docstring
-says what it owns and what it must never do.
-
-Invariants
-==========
-
-1. Everything before the automaton's ``tail`` has been read exactly once; its ``offset`` (once
-   the lane has been settled) is the absolute position of ``tail[0]`` in the stream, and
-   ``lines``/``line_start`` count the ``\\n`` read so far, so errors carry absolute positions
-   without keeping the text.
-2. A value is linked into the tree only when the snapshot rules allow it to be shown, and then
-   it is never unlinked (the ``partial_numbers`` and ``partial_literals`` options add one
-   *provisional* value at the end of a ``feed()``, which the next call takes back first).
-3. An error is raised at the first character no continuation could accept, before anything
-   at or after it touches the tree; the parser then keeps raising it, and the tree stays as
-   it was: the snapshot of the text before the offending character.
-4. Every input costs time and memory proportional to its size: no text is read twice but for
-   a bounded amount (the tail, at most 24 characters; a failed offer to the C scanner, at
-   most once more), and a record or report costs the same at any depth.
-5. The fast paths change nothing that can be seen: with any of them off, every snapshot,
-   record, final value and error is the same.
+:class:`Parser` owns the lifecycle (open, failed, closed), decodes UTF-8, refuses re-entrant
+calls and takes the lane's fragments (``fast.Lane``); every query it hands to the part that
+knows the answer, as h11's ``Connection`` holds its ``ConnectionState``: the automaton, the
+tree, the change recorder, and the schema side (made only when ``schema=`` is given, or when
+``field_state()`` or ``take()`` is asked without one). The package docstring
+(``jsonsnap._parse``) says what each part owns, how a fragment flows through them, and the
+invariants they keep together.
 """
 
 from __future__ import annotations
 
-import codecs
 import copy
-from collections.abc import Callable, Iterable
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from .._errors import JSONDecodeError, ParserStateError, SchemaError, describe
-from .._schema.checker import checked_fast_paths
-from .changes import Recorder
+from .changes import Change, Path, Recorder, subscription
+from .decoding import Utf8, invalid
 from .fast import DEFAULT, FastPaths, Lane
-from .grammar import PLAIN_CHARS, SIMPLE_ESCAPES, STRING
+from .grammar import DONE, PLAIN_CHARS, SIMPLE_ESCAPES, STRING
 from .observer import NOTHING
-from .options import flag, resolve, schema_options, text_of
-from .reading import CLOSED, FAILED, OPEN, Reading
-from .tolerant import repairs_of
-from .tree import Tree
+from .options import flag, resolve, schema_options, steps
+from .parts import CLOSED, FAILED, OPEN, Life, make_automaton, make_tree
+from .tolerant import Repair, Tolerant, repairs_of
+from .tree import Tree, copy_value, walk
+from .watched import WatchedTree
 
-__all__ = ["Parser", "loads", "parse_partial"]
+if TYPE_CHECKING:
+    from .._schema.compile import Schema
+    from .._schema.side import FieldState, SchemaSide
+
+__all__ = ["Parser"]
 
 _ERRORS = (JSONDecodeError, SchemaError)
 
 
-class Parser(Reading):
+class Parser:
     """Parse one JSON document fed in fragments; show its value while it grows.
 
     ``feed()`` costs time proportional to the fragment; :meth:`snapshot` costs nothing (it is the
     value being built); :meth:`close` returns the final value, identical to ``json.loads`` of the
     whole text, without parsing anything again. See the module documentation of
-    ``jsonsnap`` for the snapshot rules and the options. (What it shows, its change feed and
-    its queries are defined on :class:`~jsonsnap._parse.reading.Reading`.)
+    ``jsonsnap`` for the snapshot rules and the options.
     """
 
-    __slots__ = ("_rest",)  # (the others are declared by Reading)
-
-    _rest: list[Any]  # several values: what close() returned
+    # fmt: off
+    __slots__ = (
+        "_arms", "_auto", "_box", "_busy", "_decoder", "_error", "_fast", "_lane", "_lanes",
+        "_life", "_notify", "_options", "_recorder", "_repair", "_rest", "_side", "_tree",
+    )
+    # fmt: on
 
     def __init__(
         self,
@@ -93,11 +73,9 @@ class Parser(Reading):
         multiple_values: object = False,
         _fast_paths: FastPaths = DEFAULT,
     ) -> None:
-        # The flags, max_depth, on_violation and typed are declared ``object``: _options checks
-        # them, with the same messages in both builds (see there). The README's table of
-        # options says what each takes: bool flags, max_depth an int or None, on_violation
-        # "raise" or "collect", typed True, False or None.
-        self._options, plain = resolve(
+        # The flags, max_depth, on_violation and typed are declared ``object``: options checks
+        # them, with the same messages in both builds (see there and the README's table).
+        options = self._options = resolve(
             partial_strings,
             partial_numbers,
             partial_literals,
@@ -109,57 +87,76 @@ class Parser(Reading):
             object_pairs_hook,
             max_depth,
             track_changes,
+            multiple_values,
         )
-        watched = track_changes is True  # (a bool: resolve() checked it)
         self._recorder: Recorder | None = None
         self._repair = repairs_of(repair)
-        multiple = self._multiple = flag(multiple_values, "multiple_values")
         mode, typing = schema_options(on_violation, typed)
-        if multiple and schema is not None:
-            raise ValueError("schema does not go with multiple_values (yet)")
-        checked = self._set_schema(schema, mode, typing)
-        if checked is not None:
-            _fast_paths = checked_fast_paths(_fast_paths)
+        self._side: SchemaSide | None = None
         self._fast = _fast_paths
-        if checked is not None:
-            tree: Tree = checked
-        elif plain and _fast_paths.plain_tree:
-            tree = Tree(self._options[0])
+        if schema is not None or typing:
+            tree: Tree = self._schema_part(schema, mode, typing).tree  # type: ignore[assignment]
+        elif options.plain and _fast_paths.plain_tree:
+            tree = Tree(options.partial_strings)
         else:
-            tree = self._make_tree(watched)
-        self._tree = tree
-        self._box = tree.box
-        self._auto = self._automaton(tree)
-        if checked is not None:
-            checked.auto = self._auto
+            tree = make_tree(options, _fast_paths, options.track_changes)
+        self._build(tree)
         self._lanes: Lane | None = None  # made when first needed
         self._arms = _fast_paths.lane  # whether the lane may be taken
         self._lane: Lane | None = None  # the lane while armed (see feed)
         self._notify: Callable[[], None] | None = None  # delivers records to subscribers
         self._busy = False
-        self._life = OPEN
+        self._life: Life = OPEN
         self._error: JSONDecodeError | SchemaError | None = None
-        self._decoder: codecs.IncrementalDecoder | None = None
-        if watched:
+        self._decoder: Utf8 | None = None
+        self._rest: list[Any] = []
+        if options.track_changes:
             self._observe(keep=True)
 
-    # ------------------------------------------------------------------ reading
+    def _build(self, tree: Tree) -> None:
+        """Build with ``tree``, read by a new automaton (before anything is read)."""
+        self._tree = tree
+        self._box = tree.box
+        self._auto = make_automaton(tree, self._fast, self._options, self._repair)
+        if self._side is not None:
+            self._side.reading(self._auto)
+
+    def _observe(self, keep: bool) -> Recorder:
+        """Watch the tree with a change recorder (before anything is read)."""
+        tree = self._tree
+        if not isinstance(tree, WatchedTree):
+            tree = make_tree(self._options, self._fast, watched=True)
+            assert isinstance(tree, WatchedTree)
+        recorder = self._recorder = Recorder(tree, keep)
+        tree.observer = recorder
+        tree.placed = True
+        self._build(tree)
+        return recorder
+
+    def _schema_part(
+        self, schema: Any = None, mode: str = "raise", typing: bool | None = False
+    ) -> SchemaSide:
+        """The schema side, made when first needed (loading the schema's modules): for
+        ``schema=``, or one that checks nothing for ``field_state()`` and ``take()``."""
+        side = self._side
+        if side is None:
+            from .._schema.side import SchemaSide
+
+            side = self._side = SchemaSide(self, schema, mode, typing, self._options)
+            self._fast = side.fast_paths(self._fast)
+        return side
 
     def feed(self, data: str | bytes | bytearray | memoryview) -> bool:
-        """Parse the next fragment of the document; return whether the snapshot changed.
-
-        ``data`` is text, or UTF-8 bytes (a character may be split across fragments). Raises
-        :class:`JSONDecodeError` at the first character that no continuation could make valid;
-        after that every call raises it again.
-        """
+        """Parse the next fragment (text, or UTF-8 bytes split anywhere); return whether the
+        snapshot changed. Raises :class:`JSONDecodeError` at the first invalid character."""
         lane = self._lane
-        if lane is not None:  # inside a visible string (see _fast.Lane)
+        if lane is not None:  # inside a visible string (see fast.Lane)
             try:
                 plain = data in PLAIN_CHARS  # one plain character: the commonest case
             except (TypeError, ValueError):  # a bytearray or writable memoryview: unhashable
                 plain = False
             tail = lane.tail
-            if tail:
+            if tail:  # an escape held back, decided now
                 if tail == "\\" and type(data) is str and data in SIMPLE_ESCAPES:
                     lane.tail = ""  # the escape a lone backslash began, finished
                     lane.mark -= 1  # two characters read, one shown (see Lane)
@@ -177,8 +174,8 @@ class Parser(Reading):
                 return False
             else:
                 text = lane.take(data)
-            if text:  # _tree.grow, written out: this runs for every character
-                holder = lane.holder
+            if text:  # tree.grow, written out: this runs for every character
+                holder = lane.holder  # (two statements: a compiled build makes no tuple)
                 key = lane.key
                 s: str = holder[key]  # (typed: a compiled build then appends in place)
                 holder[key] = None
@@ -189,15 +186,11 @@ class Parser(Reading):
                 return True
             if text is not None:
                 return False  # held back, or empty
-            auto = self._auto  # _leave_lane, written out: the lane declined
-            read, auto.tail = lane.leave()
-            auto.offset += read
-            self._lane = None
+            self._leave_lane()  # the lane declined
         if self._life is not OPEN or self._busy:
             self._refuse("feed")
         text = data if type(data) is str and self._decoder is None else self._text(data)
-        tree = self._tree
-        version = tree.version
+        version = (tree := self._tree).version
         if text:
             auto = self._auto
             self._busy = True
@@ -218,7 +211,7 @@ class Parser(Reading):
         """The text of a fragment that is not plain ``str`` (or comes after bytes)."""
         if isinstance(data, str):
             if self._decoder is not None:
-                self._flush_decoder()
+                self._decode(None, True)
             return data
         if isinstance(data, (bytes, bytearray, memoryview)):
             return self._decode(bytes(data), final=False)
@@ -227,42 +220,48 @@ class Parser(Reading):
     def close(self) -> Any:
         """End the document and return its final value (strict RFC 8259, or as repaired with
         ``repair=``; with ``multiple_values=True``, the list of the values that
-        ``read_values()`` has not returned).
-
-        Raises :class:`JSONDecodeError` if the document is invalid, or incomplete
-        (``err.incomplete`` is then true). Calling it again returns the same value.
-        """
+        ``read_values()`` has not returned). Raises :class:`JSONDecodeError` if the document
+        is invalid, or incomplete (``err.incomplete`` is then true). Calling it again returns
+        the same value."""
         if self._life is CLOSED:
-            if self._multiple:
-                return self._rest
-            return self._final()
+            return self._rest if self._options.multiple_values else self._final()
         if self._life is not OPEN or self._busy:
             self._refuse("close")
         if self._lane is not None:
             self._leave_lane()
         if self._decoder is not None:
-            self._flush_decoder()
+            self._decode(None, True)
         try:
             self._read("", True)
         finally:
             if self._notify is not None:
                 self._notify()
-        if self._schema is not None:
-            return self._close_checked()
+        if self._side is not None and self._side.collected():
+            err = self._side.collected()[0]  # the first violation collected fails the parser
+            self._failed(err)
+            raise copy.copy(err)
         self._life = CLOSED
-        if self._multiple:
+        if self._options.multiple_values:
             self._rest = self.read_values()
             return self._rest
-        return self._box[0]
+        return self._final()
+
+    def _final(self) -> Any:
+        """The final value (converted to the schema's type when the parser is typed)."""
+        side = self._side
+        if side is None:
+            return self._box[0]
+        try:
+            return side.final(self._box[0])
+        except SchemaError as err:
+            self._failed(err)  # (close() raises it again, as any error)
+            raise
 
     def _refuse(self, call: str) -> None:
         if self._life is FAILED:
             raise copy.copy(self._error)  # type: ignore[misc]
-        if self._busy:
-            raise ParserStateError(
-                f"{call}() called while the parser is running a hook or a callback"
-            )
-        raise ParserStateError(f"{call}() called after close()")
+        when = "while the parser is running a hook or a callback" if self._busy else "after close()"
+        raise ParserStateError(f"{call}() called {when}")
 
     def _read(self, text: str, final: bool) -> None:
         """Hand ``text`` to the automaton; an error fails the parser (for an exception from a
@@ -283,90 +282,214 @@ class Parser(Reading):
         self._error = err
         self._life = FAILED
 
-    # ------------------------------------------------------------------ the lane
-
     def _arm_lane(self) -> None:
         """Enter the lane: the automaton stopped inside a visible string."""
-        if self._decoder is not None:  # bytes: the lane takes text only
-            return
-        auto = self._auto
-        # A string that a schema checks character by character has its fast paths off
-        # (``_check``); a single-quoted string or an unquoted key (tolerant) has no lane.
-        if not auto.fast.lane or auto.closer != '"':
-            return
-        lanes = self._lanes
-        if lanes is None:
-            lanes = self._lanes = Lane()
-        self._lane = lanes.arm(self._tree, auto)
+        if self._decoder is None:  # (bytes: the lane takes text only)
+            lanes = self._lanes = self._lanes or Lane()
+            self._lane = lanes.arm(self._tree, self._auto)
 
     def _leave_lane(self) -> None:
         """Count what the lane read, and give back what it held."""
-        auto = self._auto
-        read, auto.tail = self._lanes.leave()  # type: ignore[union-attr]
-        auto.offset += read
+        self._lanes.leave(self._auto)  # type: ignore[union-attr]
         self._lane = None
 
-    # ------------------------------------------------------------------ input decoding
-
-    def _decode(self, data: bytes, final: bool) -> str:
-        decoder = self._decoder
-        if decoder is None:
-            decoder = self._decoder = codecs.getincrementaldecoder("utf-8")("strict")
-        try:
-            return decoder.decode(data, final)
-        except UnicodeDecodeError as exc:
-            # Parse what decoded before the bad bytes: a JSON error there comes first.
-            good = exc.object[: exc.start].decode("utf-8")
-            self._decoder = None
-            if good:
-                self._read(good, final=False)
-            auto = self._auto
-            err = auto.fail(
-                f"Invalid UTF-8 ({exc.reason})",
-                auto.tail,
-                len(auto.tail),
-                incomplete=exc.end >= len(exc.object) and final,
-            )
-            self._failed(err)
-            raise err from None
-
-    def _flush_decoder(self) -> None:
-        """Text comes after bytes: the bytes must have ended with a whole character."""
-        text = self._decode(b"", final=True)
-        self._decoder = None
-        if text:  # pragma: no cover - a strict UTF-8 decoder holds back only incomplete sequences
+    def _decode(self, data: bytes | None, final: bool) -> str:
+        """The text of ``data`` (``None``: text comes after bytes, which must have ended with
+        a whole character); bad bytes fail the parser where they are."""
+        decoder = self._decoder or Utf8()
+        text, bad = decoder.flush() if data is None else decoder.decode(data, final)
+        self._decoder = None if data is None or bad is not None else decoder
+        if bad is None:
+            return text
+        if text:  # parse what decoded before the bad bytes: a JSON error there comes first
             self._read(text, final=False)
+        err = invalid(self._auto, bad, final or data is None)
+        self._failed(err)
+        raise err
 
+    def snapshot(self, default: Any = None, *, copy: object = False) -> Any:
+        """The value so far, following the snapshot rules; ``default`` while nothing shows.
+        It is the live value being built (later fragments grow its lists and dicts in place):
+        treat it as read-only, or pass ``copy=True`` (``True`` or ``False``) for a copy."""
+        copied = copy is not False and flag(copy, "copy")
+        root = self._box[0]
+        if root is NOTHING:
+            return default
+        return copy_value(root) if copied else root
 
-def parse_partial(
-    text: str | bytes | bytearray | memoryview, default: Any = None, **options: Any
-) -> Any:
-    """The best-effort value of a prefix of a JSON document, by the snapshot rules.
+    @property
+    def done(self) -> bool:
+        """Whether the top-level value is complete (only whitespace may follow; reading
+        several values, whether the one ``snapshot()`` shows is complete)."""
+        return self._auto.state == DONE and not self._auto.tail
 
-    Equivalent to ``Parser(**options)``, ``feed(text)``, ``snapshot(default)``; raises
-    :class:`JSONDecodeError` if ``text`` cannot begin any valid document. With
-    ``multiple_values=True``, the list of the values so far, the last one as it shows.
-    """
-    # A prefix rarely holds its whole top-level value: offering it to the C scanner whole
-    # would only scan it twice.
-    data = text_of(text, "parse_partial()")
-    parser = Parser(**options, _fast_paths=_PARTIAL)
-    parser.feed(data)
-    if parser._multiple:
-        values = parser.read_values()
-        if not parser.done and (last := parser.snapshot(NOTHING)) is not NOTHING:
-            values.append(last)
-        return values
-    return parser.snapshot(default)
+    @property
+    def repairs(self) -> list[Repair]:
+        """The repairs made so far, in the order of the input (``repair=``; empty for strict
+        JSON, and for valid JSON)."""
+        auto = self._auto
+        return list(auto.repairs) if isinstance(auto, Tolerant) else []
 
+    def _ignored_at(self) -> int:
+        """Where the text ignored after the value begins (``trailing_text``), or -1."""
+        auto = self._auto
+        return auto.ignored_at if isinstance(auto, Tolerant) else -1
 
-_PARTIAL = FastPaths(scan_top=False)
+    @property
+    def value_index(self) -> int:
+        """Which value of the stream ``snapshot()`` shows (0 for the first; always 0 but with
+        ``multiple_values=True``)."""
+        return self._auto.index
 
+    def read_values(self) -> list[Any]:
+        """The values completed since the last call, final, in order, and forgotten by the
+        parser (needs ``multiple_values=True``). ``close()`` returns the ones still unread."""
+        if not self._options.multiple_values:
+            raise ValueError("read_values() needs Parser(multiple_values=True)")
+        return self._auto.take_values()
 
-def loads(text: str | bytes | bytearray | memoryview, **options: Any) -> Any:
-    """Parse a complete JSON document strictly (or as repaired, with ``repair=``): a
-    :class:`Parser` fed once and closed (with ``multiple_values=True``: the list of values)."""
-    data = text_of(text, "loads()")
-    parser = Parser(**options)
-    parser.feed(data)
-    return parser.close()
+    @property
+    def error(self) -> JSONDecodeError | SchemaError | None:
+        """The error the parser failed with, or ``None``."""
+        return self._error
+
+    @property
+    def position(self) -> int:
+        """How many characters have been fed (the absolute offset of the next one)."""
+        auto, lane = self._auto, self._lanes
+        if lane is not None and lane.holder is not None:  # armed: it counts lazily
+            return auto.offset + lane.consumed() + len(lane.tail)
+        return auto.offset + len(auto.tail)
+
+    def changes(self) -> list[Change]:
+        """The change records since the last call, in document order (needs
+        ``track_changes=True``). Growth of an unfinished string is reported up to now."""
+        recorder = self._recorder
+        if recorder is None or not recorder.keep:
+            raise ValueError("changes() needs Parser(track_changes=True)")
+        return recorder.take()
+
+    def subscribe(
+        self,
+        pattern: Sequence[object],
+        callback: Callable[[Any], object],
+        *,
+        under: object = False,
+        kinds: Iterable[type[Change]] | None = None,
+    ) -> Callable[[], None]:
+        """Call ``callback(change)`` for each change record whose path matches ``pattern``
+        (keys and indices, :data:`jsonsnap.ANY` for any one: ``("items", ANY)`` matches each
+        element of ``items``; with ``under=True``, changes below it too; ``kinds``: some of
+        ``Started``, ``Appended`` and ``Completed``). Callbacks run at the end of each
+        ``feed()`` and ``close()``, in document order. Returns a function that cancels it.
+
+        A callback that raises does not stop the others; ``feed()`` then raises the first
+        exception again (the parser has read the fragment: it is not failed). A callback may
+        read the parser, but ``feed()`` or ``close()`` from it raise
+        :class:`ParserStateError`. Without ``track_changes=True``, subscribe before the
+        first ``feed()`` (records are then made for the subscribers only). Arguments of the
+        wrong kind are a ``TypeError`` at the call.
+        """
+        where, call, below, wanted = subscription(pattern, callback, under, kinds)
+        recorder = self._recorder
+        if recorder is None:
+            options = self._options
+            if self.position or options.partial_numbers or options.partial_literals:
+                raise ValueError(
+                    "subscribe() comes before the first feed(), without partial_numbers or "
+                    "partial_literals (or use Parser(track_changes=True))"
+                )
+            # Records from now on, for the subscribers only: dropped once delivered.
+            recorder = self._observe(keep=False)
+        cancel = recorder.subscribe(where, call, below, wanted)
+        self._notify = self._deliver
+        return cancel
+
+    def _deliver(self) -> None:
+        """Hand the new records to the subscribers; they may not feed the parser meanwhile."""
+        lane = self._lane
+        self._lane = None
+        self._busy = True
+        try:
+            self._recorder.dispatch()  # type: ignore[union-attr]
+        finally:
+            self._busy = False
+            self._lane = lane
+
+    @property
+    def writing(self) -> Path | None:
+        """The path being written now: of the unfinished string, number or literal; of the
+        member whose key has been read; of the next element of an array after ``[`` with a
+        value started, or after a comma; else of the open array or object. While a key is
+        being read, it ends with the key's characters so far (see ``writing_key``). ``None``
+        once the top-level value is complete, and before the first one starts."""
+        if self._error is not None:
+            return None
+        return self._auto.writing()
+
+    @property
+    def writing_key(self) -> bool:
+        """Whether an object key is being read (then ``writing`` ends with it, unfinished)."""
+        return self._auto.state == STRING and self._tree.in_key and self._error is None
+
+    def is_complete(self, path: Sequence[str | int] = ()) -> bool:
+        """Whether the value at ``path`` has been shown and is final (a later duplicate key
+        may still replace it, as in ``json.loads``). ``path`` is a tuple (or list) of object
+        keys and array indices; anything else is a ``TypeError``."""
+        where = steps(path, "is_complete()")
+        value, parents = walk(self._box[0], where)
+        if value is NOTHING:
+            return False
+        return self.done or not self._auto.is_open(where, value, parents)
+
+    @property
+    def schema(self) -> Schema | None:
+        """The schema the value is checked against (``None``: not checked)."""
+        return None if self._side is None else self._side.schema
+
+    @property
+    def violations(self) -> list[SchemaError]:
+        """The violations found so far (``on_violation="collect"``; with ``"raise"`` the first
+        one is raised, and is also here), in the order they were found."""
+        return [] if self._side is None else self._side.violations(self._error)
+
+    @property
+    def violations_dropped(self) -> int:
+        """How many more violations were found than ``violations`` keeps (``"collect"``
+        keeps the first 1,000, fewer when their paths add up to 100,000 steps: each holds
+        its path, so that many more would cost memory without limit)."""
+        return 0 if self._side is None else self._side.dropped
+
+    def field_state(self, path: Sequence[str | int] = ()) -> FieldState:
+        """The state of the field at ``path``: ``PENDING`` (declared by the schema and not
+        seen yet), ``STREAMING``, ``COMPLETE``, ``INVALID`` (a violation at or under it), or
+        ``ABSENT`` (neither in the value nor to be expected: undeclared, or its object is
+        complete without it)."""
+        return self._schema_part().field_state(tuple(path))
+
+    def missing(self, path: Sequence[str | int] = ()) -> list[str]:
+        """The required properties of the object at ``path`` that have not been seen (those
+        its schema requires; for an object still open, as the alternatives still possible
+        require)."""
+        side = self._side
+        return [] if side is None else side.missing(tuple(path))
+
+    def view(self, *, defaults: bool = False, copy: bool = False) -> Any:
+        """The value so far as the schema's Python type: every field its value so far or
+        :data:`jsonsnap.NOT_YET` (never a value of the wrong type, nor one at or under a
+        violation); a nested dataclass appears as soon as its object starts; with
+        ``defaults=True`` an absent field shows its default. Live, as ``snapshot()`` is (an
+        open part may be brought up to date in place: a view per fragment costs what
+        changed); ``copy=True`` builds an independent one."""
+        side = self._side
+        if side is None or side.schema is None or side.schema.type is None:
+            raise ValueError("view() needs a schema= that is a Python type")
+        return side.view(defaults, copy)
+
+    def take(self, path: Sequence[str | int] = ()) -> list[tuple[int, Any]]:
+        """The elements of the array at ``path`` completed since the last call, as
+        ``(index, value)``, each converted to its Python type (a typed parser) or the checked
+        value; elements with a violation are left out (they are in ``violations``). An
+        element its type refuses (an Enum, a constructor, pydantic) is a :class:`SchemaError`,
+        raised once: by this call when it is the first element, else by the next one."""
+        return self._schema_part().take(tuple(path))

@@ -15,6 +15,7 @@ Like the automaton, it changes the value only through the builder.
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from typing import Any, ClassVar
 
@@ -61,6 +62,8 @@ SHORT_NUMBER = 24
 #: ints of more digits by default, and converting the text again at every fragment must
 #: stay cheap).
 PROVISIONAL_LIMIT = 4300
+#: Larger than any input: a threshold that is never reached.
+BEYOND = 1 << 62
 
 
 class Tokens:
@@ -73,6 +76,8 @@ class Tokens:
         "buf",
         "closer",
         "constant",
+        "exact",
+        "exact_fast",
         "fast",
         "final",
         "line_start",
@@ -102,10 +107,10 @@ class Tokens:
     #: Whether input that strict JSON refuses may be read another way (the tolerant
     #: automaton's), where the reading of a token decides it.
     lenient: ClassVar[bool] = False
-    # For a schema checker (``_check``), where the builder call being made is about: ``at``,
-    # the character it reads (a bracket, a literal's first character, the character after a
-    # number), ``buf``, the text being read (from ``offset``), and ``match``, the fast path's
-    # last match (an element or a member read whole).
+    # For a schema checker, where the builder call being made is about (``observer.Cursor``):
+    # ``at``, the character it reads (a bracket, a literal's first character, the character
+    # after a number), ``buf``, the text being read (from ``offset``), and ``match``, the fast
+    # path's last match (an element or a member read whole).
     at: int
     buf: str
     match: Any
@@ -127,6 +132,10 @@ class Tokens:
     number_int: tuple[int, int]
     long: LongStrings | None
     long_min: int
+    #: While a checker has the open string read exactly: the fast paths and ``long_min`` to
+    #: put back (``read_exactly``).
+    exact: tuple[FastPaths, int] | None
+    exact_fast: FastPaths | None  # the fast paths while exact, made when first needed
     to_int: Any
     to_float: Any
     constant: Any
@@ -135,6 +144,22 @@ class Tokens:
     partial_literals: bool
 
     # ------------------------------------------------------------------ errors
+
+    def read_exactly(self, on: bool) -> None:
+        """Read the open string (or key) one escape at a time, so that a checker knows each
+        character's place: no runs of escapes decoded in bulk, no lane, no long-string path
+        (``False``: the fast paths back). A checker asks; nothing else changes them."""
+        if on:
+            if self.exact is None:
+                self.exact = (self.fast, self.long_min)
+            fast = self.exact_fast
+            if fast is None:
+                fast = self.exact_fast = dataclasses.replace(self.fast, runs=False, lane=False)
+            self.fast = fast
+            self.long_min = BEYOND
+        elif self.exact is not None:
+            self.fast, self.long_min = self.exact
+            self.exact = None
 
     def fail(self, msg: str, buf: str, index: int, *, incomplete: bool = False) -> JSONDecodeError:
         """The error at ``buf[index]`` (``buf`` starts at ``offset``)."""

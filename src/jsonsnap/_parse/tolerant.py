@@ -83,6 +83,7 @@ from .grammar import (
     skip_ws,
 )
 from .observer import NOTHING
+from .options import Options
 from .tree import Tree
 
 __all__ = ["REPAIRS", "Repair", "Tolerant", "repairs_of"]
@@ -229,7 +230,7 @@ class Tolerant(Automaton):
     first = TOP
 
     def __init__(
-        self, tree: Tree, fast: FastPaths, options: tuple[Any, ...], allowed: frozenset[str]
+        self, tree: Tree, fast: FastPaths, options: Options, allowed: frozenset[str]
     ) -> None:
         super().__init__(tree, fast, options)
         self.allowed = allowed

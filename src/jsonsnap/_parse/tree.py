@@ -17,16 +17,14 @@ The automaton and the fast paths say *what* they read through the builder interf
   each, ``keys``): the snapshot *is* the root value, and it grows in place;
 - linking a value into its parent: ``_link``, which ``open``, ``string_start`` and
   ``member`` write out for speed (a call each would cost several percent on many small
-  values; :class:`WatchedTree` overrides all four, so that nothing is linked unreported);
+  values; ``watched.WatchedTree`` overrides all four, so that nothing is linked unreported);
   counting changes to the snapshot (``version``); growing the open string (``append``, see
   :func:`grow`);
 - provisional values (``partial_numbers``, ``partial_literals``).
 
-:class:`WatchedTree` adds the object hooks, ``max_depth`` and the observer: every value that
-appears, grows or completes is reported to the observer with where it is, as ``(node, key)``:
-the node (``_observer.Node``) of the container that holds it (``None`` for the root) and its
-key or index there. A parser that has none of these uses the plain :class:`Tree` and pays
-nothing for them.
+``watched.WatchedTree`` adds the object hooks, ``max_depth`` and the observer; a parser that
+has none of these uses the plain :class:`Tree` and pays nothing for them. :func:`walk` finds
+the value at a path (for the parser's queries).
 
 The builder never sees the input text and never raises a positioned error: it raises
 :class:`DepthError` and the automaton, which knows where it is, turns that into a
@@ -35,21 +33,11 @@ The builder never sees the input text and never raises a positioned error: it ra
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-from .observer import NOTHING, Key, Node, Observer, node
+from .observer import NOTHING, Key
 
-try:  # A build-time name: the compiled build reads it, and nothing calls it there.
-    from mypy_extensions import mypyc_attr
-except ImportError:  # the pure build, or a compiled one without mypy_extensions installed
-
-    def mypyc_attr(*attrs: str, **kwattrs: object) -> Callable[[Any], Any]:  # type: ignore[misc]
-        """Leave the class as it is."""
-        return lambda cls: cls
-
-
-__all__ = ["DepthError", "Tree", "WatchedTree", "copy_value", "grow"]
+__all__ = ["DepthError", "Tree", "copy_value", "grow", "walk"]
 
 
 def copy_value(value: Any) -> Any:
@@ -95,8 +83,6 @@ def grow(holder: Any, key: Any, text: str) -> None:
     holder[key] = s
 
 
-# The schema checker's tree (``_check``, not compiled) derives from both trees.
-@mypyc_attr(allow_interpreted_subclasses=True)
 class Tree:
     """The value being built, without hooks, depth limit or observer."""
 
@@ -335,167 +321,19 @@ class Tree:
         return self.slot is not None and path == self.path_here(len(self.stack))
 
 
-@mypyc_attr(allow_interpreted_subclasses=True)
-class WatchedTree(Tree):
-    """A :class:`Tree` with object hooks, a depth limit and an observer.
-
-    Each open container has a node (``nodes``, beside ``stack``) when observed, so
-    that reports say where a value is without building its path.
-    """
-
-    __slots__ = (
-        "mark",
-        "max_depth",
-        "nodes",
-        "object_hook",
-        "observer",
-        "open_string",
-        "pairs",
-        "pairs_hook",
-        "placed",
-    )
-
-    def __init__(
-        self,
-        partial_strings: bool = True,
-        *,
-        object_hook: Callable[[dict[str, Any]], Any] | None = None,
-        pairs_hook: Callable[[list[tuple[str, Any]]], Any] | None = None,
-        max_depth: int | None = None,
-    ) -> None:
-        super().__init__(partial_strings)
-        self.object_hook = object_hook
-        self.pairs_hook = pairs_hook
-        # One list of (key, value) pairs per open object, kept only for object_pairs_hook.
-        self.pairs: list[list[tuple[Any, Any]]] | None = [] if pairs_hook else None
-        self.max_depth = max_depth
-        self.observer: Observer | None = None
-        self.placed = False  # whether nodes are kept (for an observer or a checker)
-        self.nodes: list[Node] = []
-        self.mark = 0  # how much of the open string has been reported
-        self.open_string: tuple[Node | None, Key] = (None, None)  # where it is
-
-    def _link(self, value: Any) -> None:
-        if self.retracted is not None and self._same_as_retracted(value):
-            self.version -= 1  # the value taken back, put back: no change
-        Tree._link(self, value)
-
-    def where(self) -> tuple[Node | None, Key]:
-        """Where the value in the slot being read is, as ``(node, key)``."""
-        stack = self.stack
-        if not stack:
-            return None, None
-        top = stack[-1]
-        return self.nodes[-1], len(top) - 1 if type(top) is list else self.keys[-1]
-
-    def _completed(self, value: Any) -> None:
-        """The value in the slot being read is final: give the pair to ``object_pairs_hook``
-        and tell the observer."""
-        stack = self.stack
-        if self.pairs is not None and stack and type(stack[-1]) is dict:
-            self.pairs[-1].append((self.keys[-1], value))
-        observer = self.observer
-        if observer is not None:
-            where, key = self.where()
-            observer.completed(where, key, value)
-
-    def member(self, key: str, value: Any) -> None:
-        self.keys[-1] = key
-        self.scalar(value)
-
-    def element(self, value: Any) -> None:
-        self.scalar(value)
-
-    def scalar(self, value: Any) -> None:
-        self._link(value)
-        observer = self.observer
-        if observer is not None and type(value) is str and self.partial_strings:
-            # Read whole: it has not been reported as it grew, as one read in pieces has.
-            where, key = self.where()
-            observer.started(where, key, "string")
-            if value:
-                observer.appended(where, key, value)
-        self._completed(value)
-
-    def open(self, container: Any) -> None:
-        if self.max_depth is not None and len(self.stack) >= self.max_depth:
-            raise DepthError(f"Maximum nesting depth of {self.max_depth} exceeded")
-        self._link(container)
-        if self.pairs is not None:
-            self.pairs.append([])
-        if self.placed:
-            where, key = self.where()
-            observer = self.observer
-            if observer is not None:
-                observer.started(where, key, "array" if type(container) is list else "object")
-            self.nodes.append(node(where, key))
-        self.stack.append(container)
-        self.keys.append(None)
-
-    def close(self) -> None:
-        """Pop the innermost container and apply the object hooks to it."""
-        stack = self.stack
-        value = stack.pop()
-        self.keys.pop()
-        if self.placed:
-            self.nodes.pop()
-        pairs = self.pairs
-        if pairs is not None:
-            members = pairs.pop()
-            if type(value) is dict:
-                value = self.pairs_hook(members)  # type: ignore[misc]
-                self._relink(value)
-        elif self.object_hook is not None and type(value) is dict:
-            value = self.object_hook(value)
-            self._relink(value)
-        self._completed(value)
-
-    def _relink(self, value: Any) -> None:
-        """Replace the value just closed by what a hook made of it."""
-        self.version += 1
-        stack = self.stack
-        if not stack:
-            self.box[0] = value
-        elif type(top := stack[-1]) is list:
-            top[-1] = value
-        else:
-            top[self.keys[-1]] = value
-
-    def string_start(self) -> None:
-        super().string_start()
-        observer = self.observer
-        if observer is not None and self.slot is not None:
-            self.mark = 0
-            self.open_string = where, key = self.where()
-            observer.started(where, key, "string")
-
-    def string_end(self) -> bool:
-        slot = self.slot
-        if slot is None:
-            s = self.pending[0]
-            if Tree.string_end(self):
-                return True
-            self._completed(s)  # hidden by partial_strings=False: complete at once
-            return False
-        s = slot[self.slot_key]
-        self.slot = None
-        if self.observer is not None:
-            self._report_growth(s)
-        self._completed(s)
-        return False
-
-    def restart(self) -> None:
-        super().restart()
-        if self.observer is not None:
-            self.observer.restart()
-
-    def flush(self) -> None:
-        if self.slot is not None and self.observer is not None:
-            self._report_growth(self.slot[self.slot_key])
-
-    def _report_growth(self, s: str) -> None:
-        mark = self.mark
-        if len(s) > mark:
-            where, key = self.open_string
-            self.observer.appended(where, key, s[mark:] if mark else s)  # type: ignore[union-attr]
-            self.mark = len(s)
+def walk(root: Any, path: tuple[str | int, ...]) -> tuple[Any, list[Any]]:
+    """The value at ``path`` in ``root`` (``NOTHING`` if there is none) and the values stepped
+    into on the way (as many as the path's steps when its parent is there)."""
+    value = root
+    parents: list[Any] = []
+    if value is NOTHING:
+        return NOTHING, parents
+    for step in path:
+        parents.append(value)
+        if isinstance(value, dict):
+            if not isinstance(step, str) or step not in value:
+                return NOTHING, parents
+        elif not isinstance(value, list) or type(step) is not int or not 0 <= step < len(value):
+            return NOTHING, parents
+        value = value[step]
+    return value, parents

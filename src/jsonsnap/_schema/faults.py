@@ -1,7 +1,7 @@
-"""Violations: a failed check positioned, worded and reported (the checker's half that
-makes :class:`~jsonsnap.SchemaError`).
+"""Violations: a failed check positioned, worded and reported (the checker's :class:`Report`,
+which makes :class:`~jsonsnap.SchemaError`).
 
-A check that fails hands its error to :meth:`Faults._fail` with its *owner*: ``None`` when
+A check that fails hands its error to :meth:`Report.fail` with its *owner*: ``None`` when
 the value must pass it, or the :class:`Branch` of an ``anyOf``/``oneOf`` alternative it
 belongs to. A failure kills the branch; the :class:`Group` fails when its last branch dies
 (with the last branch's own error when that branch had outlived the others, else with the
@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._errors import SchemaError
-from .._parse.observer import Key, depth_of, path_of
+from .._parse.observer import Cursor, Key, depth_of, path_of
 from .compile import Shape, describe
 
 __all__ = [
@@ -29,9 +29,9 @@ __all__ = [
     "MAX_VIOLATIONS",
     "Branch",
     "Fault",
-    "Faults",
     "Group",
     "Locator",
+    "Report",
     "Where",
     "alive",
     "bury",
@@ -164,7 +164,7 @@ class Locator:
         # (buffer, its offset, index, newlines before it, the index after the last of them)
         self.mark: tuple[str, int, int, int, int] | None = None
 
-    def locate(self, auto: Any, pos: int) -> tuple[int, int]:
+    def locate(self, auto: Cursor, pos: int) -> tuple[int, int]:
         offset = auto.offset
         if pos >= offset:
             buf = auto.buf
@@ -184,17 +184,20 @@ class Locator:
         return auto.lines + 1, pos - auto.line_start + 1
 
 
-class Faults:
-    """Making, positioning and reporting violations (a part of the checked tree)."""
+class Report:
+    """Making, positioning and reporting violations: the checker's fault collector."""
 
-    __slots__ = ()
+    __slots__ = ("cursor", "faults", "locator", "raise_", "shared", "steps", "violations")
 
-    auto: Any
-    raise_: bool
-    violations: list[SchemaError]
-    faults: set[tuple[int, str, int, Key]]  # (collect) the violations found, kept or not
-    locator: Locator
-    shared: dict[tuple[int, str], list[Any]]
+    def __init__(self, raise_: bool) -> None:
+        self.raise_ = raise_
+        self.cursor: Cursor | None = None  # the automaton, once the parser has made it
+        self.violations: list[SchemaError] = []
+        # (collect) the violations found, kept or not: (position, keyword, node id, key)
+        self.faults: set[tuple[int, str, int, Key]] = set()
+        self.steps = 0  # of the paths of the violations kept (beyond MAX_PATH_STEPS: full)
+        self.locator = Locator()
+        self.shared: dict[tuple[int, str], list[Any]] = {}
 
     @property
     def dropped(self) -> int:
@@ -202,18 +205,22 @@ class Faults:
         return len(self.faults) - len(self.violations)
 
     def _room(self, steps: int) -> bool:
-        """Whether one more violation, whose path has ``steps`` steps, is kept (the tree
-        counts them; once one is not, none is)."""
-        raise NotImplementedError
+        """Whether one more violation, whose path has ``steps`` steps, is kept (once one is
+        not, none is)."""
+        if len(self.violations) < MAX_VIOLATIONS and self.steps + steps <= MAX_PATH_STEPS:
+            self.steps += steps
+            return True
+        self.steps = MAX_PATH_STEPS + 1  # full: the violations kept are the first ones
+        return False
 
-    def _fail_all(self, failed: list[tuple[Branch | None, Fault]]) -> None:
+    def fail_all(self, failed: list[tuple[Branch | None, Fault]]) -> None:
         """Failures one event found (at places from the event's text): each in turn, in the
         order of their places (stable: at one place, in the order of the schema)."""
         failed.sort(key=_place)
         for owner, err in failed:
-            self._fail(owner, err)
+            self.fail(owner, err)
 
-    def _shared(self, shape: Shape, keyword: str, values: tuple[Any, ...]) -> list[Any]:
+    def expected(self, shape: Shape, keyword: str, values: tuple[Any, ...]) -> list[Any]:
         """The list of what ``keyword`` of ``shape`` allows, made once: the ``expected`` of
         every violation of it (a violation holds no copy of a long enum)."""
         key = (id(shape), keyword)
@@ -222,7 +229,7 @@ class Faults:
             found = self.shared[key] = list(values)
         return found
 
-    def _fail(self, owner: Branch | None, err: Fault) -> None:
+    def fail(self, owner: Branch | None, err: Fault) -> None:
         """A check of ``owner`` failed with ``err``: kill the branch, fail its group when it
         was the last, report what reaches the top."""
         while owner is not None:
@@ -270,7 +277,7 @@ class Faults:
             self.faults.add(key)
             if not self._room(depth_of(fault.where[0])):
                 return  # counted in dropped
-        lineno, colno = self.locator.locate(self.auto, fault.pos)
+        lineno, colno = self.locator.locate(self.cursor, fault.pos)  # type: ignore[arg-type]
         pointer = fault.shape.pointer
         if keyword != "false" and not pointer.endswith("/" + keyword):
             pointer = f"{pointer}/{keyword}"
@@ -290,16 +297,16 @@ class Faults:
             raise err
         self.violations.append(err)
 
-    def _enum_error(self, shape: Shape, found: Any, pos: int, where: Where, start: int) -> Fault:
+    def enum_error(self, shape: Shape, found: Any, pos: int, where: Where, start: int) -> Fault:
         enum = shape.enum or ()
         if shape.enum_kw == "const":
             msg = f"expected {describe(enum[0])}" if enum else "no value is allowed"
             return Fault(msg, "const", enum[0] if enum else None, found, pos, where, start, shape)
         shown = ", ".join(describe(v, 30) for v in enum[:8]) + (", ..." if len(enum) > 8 else "")
-        expected = self._shared(shape, "enum", enum)
+        expected = self.expected(shape, "enum", enum)
         return Fault(f"expected one of {shown}", "enum", expected, found, pos, where, start, shape)
 
-    def _number_error(
+    def number_error(
         self,
         fault: tuple[str, Any],
         value: Any,

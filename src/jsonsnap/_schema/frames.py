@@ -1,18 +1,20 @@
 """The checks on each value: the shapes a value must match, found when it begins, and the
-keywords each event decides (the checker's half that reads the schema).
+keywords of containers and scalars each event decides (the checker's part that reads the
+schema).
 
-A value's *leaves* are pairs of a shape and an owner (see ``_faults``), found by
-:meth:`Checks._begin` from its container's leaves and the key or index (``properties``,
+A value's *leaves* are pairs of a shape and an owner (see ``faults``), found by
+:meth:`Checks.begin` from its container's leaves and the key or index (``properties``,
 ``patternProperties``, ``additionalProperties``, ``prefixItems``, ``items``), and expanded
 through ``allOf`` and ``$ref`` (the same owner) and ``anyOf``/``oneOf`` (a group of branches).
 An open array or object keeps them in a :class:`Frame`; so does an open string whose
-characters are checked. :meth:`Checks._one_shape` and :meth:`Checks._quick` are the
-commonest case written out: one shape on the container, one simple shape for the value.
+characters are checked (``strings``). :meth:`Checks.one_shape` and :meth:`Checks.quick` are
+the commonest case written out: one shape on the container, one simple shape for the value.
+:class:`Checks` reads the checked tree (where a value goes) and hands what fails to the
+checker's ``faults.Report``; it never changes the value.
 """
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from typing import Any
 
 from .compile import (
@@ -33,84 +35,19 @@ from .compile import (
     number_fault,
     type_names,
 )
-from .faults import Branch, Fault, Faults, Group, Where, alive, settle
+from .faults import Branch, Fault, Group, Report, Where, alive, settle
+from .strings import Leaf, refused
 
-__all__ = ["GENERAL", "KIND", "NO_GROUPS", "NUMBERS", "Checks", "Frame", "Leaf"]
+__all__ = ["KIND", "NOT_SIMPLE", "NO_GROUPS", "NUMBERS", "Checks", "Frame"]
 
-#: Not the commonest case (see Checks._one_shape).
-GENERAL: Any = object()
+#: What ``Checks.one_shape`` says when the value's shapes are not the commonest case.
+NOT_SIMPLE: Any = object()
 KIND = {type(None): NULL, bool: BOOLEAN, int: INTEGER, float: NUMBER, str: STRING}
 NUMBERS = INTEGER | NUMBER
 #: The one empty list of leaves a frame without key checks holds, and of groups a frame
 #: without alternatives holds (never changed: fewer objects for the garbage collector).
 _NONE: list[Any] = []
 NO_GROUPS: list[Group] = []
-
-
-class Leaf:
-    """One shape's checks on one value, with what they count."""
-
-    __slots__ = ("cands", "hi", "length", "lo", "owner", "seen", "shape", "told", "uniq")
-
-    def __init__(self, shape: Shape, owner: Branch | None) -> None:
-        self.shape = shape
-        self.owner = owner
-        self.seen: set[str] | None = None  # an object's keys (for maxProperties)
-        self.uniq: set[Any] | None = None  # uniqueItems: the elements' canonical keys
-        # enum/const strings (or closed keys), sorted: those still possible are cands[lo:hi],
-        # the ones that begin with the string (or key) so far.
-        self.cands: tuple[str, ...] | None = None
-        self.lo = 0
-        self.hi = 0
-        self.length = 0  # a string's (or key's) length so far
-        self.told = False  # its enum (or unknown key) fault is reported: once
-
-    def expect(self, cands: tuple[str, ...] | None) -> None:
-        """A string (or key) begins: any of ``cands`` is still possible."""
-        self.cands = cands
-        self.lo = 0
-        self.hi = len(cands) if cands is not None else 0
-        self.told = False
-        self.length = 0
-
-    def narrow(self, text: str) -> int:
-        """``text`` follows the string so far: keep the candidates that go on with it (-1),
-        or say how many of its characters the closest one has (none left: then nothing is
-        changed). Those in ``[lo, hi)`` of the sorted candidates share the string so far, and
-        are in the order of what follows it: a character they all share costs two
-        comparisons, one where they part a bisection (in C) of their number's log."""
-        cands = self.cands
-        assert cands is not None
-        start = self.length
-        lo, hi = self.lo, self.hi
-        if lo >= hi:
-            return 0
-        # When the first and the last go on with it, so does every one between them (they are
-        # sorted): no bisection, so that the characters the candidates share cost nothing more
-        # for more candidates (a long common beginning, "value-000...", is the usual case).
-        first = cands[lo]
-        if first.startswith(text, start) and cands[hi - 1].startswith(text, start):
-            return -1
-        # Else those that begin with the string so far and ``text`` (``prefix``) are found by
-        # the C bisection of whole strings, from ``prefix`` to the least string past them.
-        prefix = first[:start] + text
-        lo = bisect_left(cands, prefix, lo, hi)
-        past = _past(prefix)
-        if past is not None:
-            hi = bisect_left(cands, past, lo, hi)
-        if lo < hi:
-            self.lo, self.hi = lo, hi
-            return -1
-        # The longest common beginning is a neighbour's, in sorted order.
-        return max(
-            (common(cands[i], text, start) for i in (lo - 1, lo) if self.lo <= i < self.hi),
-            default=0,
-        )
-
-    def holds(self, text: str) -> bool:
-        """Whether the string (or key) so far, ``text``, is one of the candidates."""
-        cands = self.cands
-        return cands is not None and self.lo < self.hi and cands[self.lo] == text
 
 
 class Frame:
@@ -142,33 +79,37 @@ class Frame:
             self.hashed = self.unique or any(leaf.shape.enum is not None for leaf in leaves)
 
 
-class Checks(Faults):
-    """The checks on each value (a part of the checked tree)."""
+class Checks:
+    """The checks on each value: its shapes found when it begins, and the keywords of
+    containers and scalars decided as the value completes (see the module docstring)."""
 
-    __slots__ = ()
+    __slots__ = ("enums", "frames", "hashing", "ids", "known", "report", "root_shape", "tree")
 
-    stack: list[Any]
-    keys: list[Any]
-    nodes: list[Any]
-    frames: list[Frame | None]
-    known: dict[int, tuple[Any, Any]]
-    ids: dict[Any, int]
-    enums: dict[int, frozenset[Any]]
-    hashing: int
-    root_shape: Shape
-    auto: Any
-    string: Frame | None
-    pending: list[str]
+    def __init__(self, root: Shape, report: Report) -> None:
+        self.root_shape = root
+        self.report = report
+        self.tree: Any = None  # the checked tree (a WatchedTree), read only; set by attach
+        # One frame per open array or object (None: nothing is checked in it), beside the
+        # tree's stack.
+        self.frames: list[Frame | None] = []
+        # The canonical keys of complete containers that an open array's uniqueItems or an
+        # open container's enum may ask for again (by id, with the container), the numbers
+        # of the containers' keys, the container enum values of each shape in that
+        # numbering, and how many such containers are open (none: all three forgotten).
+        self.known: dict[int, tuple[Any, Any]] = {}
+        self.ids: dict[Any, int] = {}
+        self.enums: dict[int, frozenset[Any]] = {}
+        self.hashing = 0
 
-    def _here(self) -> Where:
+    def here(self) -> Where:
         """Where the value about to be linked goes, as ``(node, key)``."""
-        stack = self.stack
+        stack = self.tree.stack
         if not stack:
             return None, None
         top = stack[-1]
-        return self.nodes[-1], len(top) if type(top) is list else self.keys[-1]
+        return self.tree.nodes[-1], len(top) if type(top) is list else self.tree.keys[-1]
 
-    def _expand(
+    def expand(
         self,
         shape: Shape,
         owner: Branch | None,
@@ -192,15 +133,15 @@ class Checks(Faults):
             groups.append(group)
             owners.extend(Branch(group) for _ in range(branches))  # (each joins the group)
 
-    def _begin(self, kind: int, start: int) -> tuple[list[Leaf], list[Group], Where]:
+    def begin(self, kind: int, start: int) -> tuple[list[Leaf], list[Group], Where]:
         """A value of ``kind`` begins at ``start``: its leaves and groups, and where it is;
         the checks its first character decides are made."""
         leaves: list[Leaf] = []
         groups: list[Group] = []
-        stack = self.stack
-        where = self._here()
+        stack = self.tree.stack
+        where = self.here()
         if not stack:
-            self._expand(self.root_shape, None, leaves, groups, where, start)
+            self.expand(self.root_shape, None, leaves, groups, where, start)
         else:
             frame = self.frames[-1]
             if frame is None:
@@ -214,7 +155,7 @@ class Checks(Faults):
                         continue
                     shape = leaf.shape
                     if shape.max_items is not None and index >= shape.max_items:
-                        self._fail(
+                        self.report.fail(
                             owner,
                             Fault(
                                 f"more than {shape.max_items} items",
@@ -229,9 +170,9 @@ class Checks(Faults):
                         )
                     sub = shape.item_shape(index)
                     if sub is not None:
-                        self._expand(sub, owner, leaves, groups, where, start)
+                        self.expand(sub, owner, leaves, groups, where, start)
             else:
-                key = self.keys[-1]
+                key = self.tree.keys[-1]
                 for leaf in frame.leaves:
                     owner = leaf.owner
                     if owner is not None and not alive(owner):
@@ -239,15 +180,21 @@ class Checks(Faults):
                     if leaf.shape.keyed and refused(leaf.shape, key):
                         continue  # refused with its key
                     for sub in leaf.shape.key_shapes(key):
-                        self._expand(sub, owner, leaves, groups, where, start)
+                        self.expand(sub, owner, leaves, groups, where, start)
+        self._first_character(leaves, kind, where, start)
+        return leaves, groups, where
+
+    def _first_character(self, leaves: list[Leaf], kind: int, where: Where, start: int) -> None:
+        """The checks a value's first character decides: ``false`` schemas, the type, and
+        an ``enum`` of other kinds."""
         for leaf in leaves:
             shape = leaf.shape
             if shape.never:
-                self._never(leaf, where, start)
+                self.never(leaf, where, start)
                 continue
             types = shape.types
             if not types & kind and not (kind == NUMBER and types & INTEGER):
-                self._fail(
+                self.report.fail(
                     leaf.owner,
                     Fault(
                         f"expected {type_names(types)}, found {KIND_NAMES[kind]}",
@@ -265,28 +212,17 @@ class Checks(Faults):
             if shape.enum is not None and not (
                 kinds & kind or (kind == NUMBER and kinds & NUMBERS)
             ):
-                self._fail(
-                    leaf.owner, self._enum_error(shape, KIND_NAMES[kind], start, where, start)
+                self.report.fail(
+                    leaf.owner, self.report.enum_error(shape, KIND_NAMES[kind], start, where, start)
                 )
-        return leaves, groups, where
 
-    def _scalar(self, value: Any, start: int, end: int) -> None:
-        """A number or literal (or a string read whole) from ``start``, complete at ``end``."""
-        if self._quick(value):
-            return
-        kind = KIND.get(type(value)) or kind_of(value)
-        if kind == STRING:
-            self._whole_string(value, start, end)
-            return
-        self._any_scalar(value, kind, start, end)
-
-    def _quick(self, value: Any) -> bool:
+    def quick(self, value: Any) -> bool:
         """Whether the scalar ``value``, about to be linked, is surely valid: the commonest
         case, written out (see ``_one_shape``); ``False`` when it takes the general way."""
-        sub = self._one_shape()
+        sub = self.one_shape()
         if sub is None:
             return True  # nothing to check
-        if sub is GENERAL or not sub.scalar:
+        if sub is NOT_SIMPLE or not sub.scalar:
             return False
         kind = KIND.get(type(value))
         if kind is None:
@@ -298,31 +234,31 @@ class Checks(Faults):
             return True
         return kind & NUMBERS != 0 and number_fault(sub, value) is None
 
-    def _one_shape(self) -> Any:
+    def one_shape(self) -> Any:
         """The commonest case, for a value about to begin: its container has one shape, with
         one simple shape for this member or element. That shape; ``None`` when nothing is
-        checked; ``GENERAL`` when it is not so simple."""
-        stack = self.stack
+        checked; ``NOT_SIMPLE`` when it is not so simple."""
+        stack = self.tree.stack
         if not stack:
-            return GENERAL
+            return NOT_SIMPLE
         frame = self.frames[-1]
         if frame is None:
             return None  # nothing is checked in this container
         leaves = frame.leaves
         if len(leaves) != 1 or leaves[0].owner is not None or frame.unique:
-            return GENERAL
+            return NOT_SIMPLE
         shape = leaves[0].shape
         top = stack[-1]
         if type(top) is list:
             index = len(top)
             if shape.max_items is not None and index >= shape.max_items:
-                return GENERAL
+                return NOT_SIMPLE
             prefix = shape.prefix
             sub = prefix[index] if index < len(prefix) else shape.items
         elif shape.patterns:
-            return GENERAL
+            return NOT_SIMPLE
         else:
-            key = self.keys[-1]
+            key = self.tree.keys[-1]
             sub = shape.props.get(key)
             if sub is None:
                 sub = shape.additional
@@ -330,10 +266,10 @@ class Checks(Faults):
                     return None  # refused with its key
         if sub is None:
             return None
-        return sub if sub.simple else GENERAL
+        return sub if sub.simple else NOT_SIMPLE
 
-    def _any_scalar(self, value: Any, kind: int, start: int, end: int) -> None:
-        leaves, groups, where = self._begin(NUMBER if kind & NUMBERS else kind, start)
+    def any_scalar(self, value: Any, kind: int, start: int, end: int) -> None:
+        leaves, groups, where = self.begin(NUMBER if kind & NUMBERS else kind, start)
         for leaf in leaves:
             owner = leaf.owner
             if owner is not None and not alive(owner):
@@ -358,15 +294,17 @@ class Checks(Faults):
                 else:
                     fault = number_fault(shape, value)
                     if fault is not None:
-                        err = self._number_error(fault, value, end, where, start, shape)
-            if err is None and shape.enum is not None and not self._in_enum(shape, value):
-                err = self._enum_error(shape, value, end if kind & NUMBERS else start, where, start)
+                        err = self.report.number_error(fault, value, end, where, start, shape)
+            if err is None and shape.enum is not None and not self.in_enum(shape, value):
+                err = self.report.enum_error(
+                    shape, value, end if kind & NUMBERS else start, where, start
+                )
             if err is not None:
-                self._fail(owner, err)
-        self._end_groups(groups, end)
-        self._child_done(value, end)
+                self.report.fail(owner, err)
+        self.end_groups(groups, end)
+        self.child_done(value, end)
 
-    def _end_groups(self, groups: list[Group], end: int) -> None:
+    def end_groups(self, groups: list[Group], end: int) -> None:
         """The value of ``groups`` is complete: ``oneOf`` must have one branch left."""
         for group in reversed(groups):  # the inner ones first: they may kill outer branches
             settle(group)
@@ -375,7 +313,7 @@ class Checks(Faults):
             if group.left > 1:
                 left = [b for b in group.branches if not b.dead]
                 group.failed = True
-                self._fail(
+                self.report.fail(
                     group.owner,
                     Fault(
                         f"matches {len(left)} of the alternatives of oneOf, not exactly one",
@@ -389,7 +327,7 @@ class Checks(Faults):
                     ),
                 )
 
-    def _child_done(self, value: Any, end: int) -> None:
+    def child_done(self, value: Any, end: int) -> None:
         """A value in the open container is complete (for ``uniqueItems``)."""
         frames = self.frames
         if not frames:
@@ -402,13 +340,13 @@ class Checks(Faults):
             if not leaf.shape.unique or not alive(leaf.owner):
                 continue
             if key is None:
-                key = self._canonical(value)
+                key = self.canonical_key(value)
             uniq = leaf.uniq
             if uniq is None:
                 uniq = leaf.uniq = set()
             if key in uniq:
-                top = self.stack[-1]
-                self._fail(
+                top = self.tree.stack[-1]
+                self.report.fail(
                     leaf.owner,
                     Fault(
                         "items are not unique",
@@ -425,7 +363,7 @@ class Checks(Faults):
             else:
                 uniq.add(key)
 
-    def _canonical(self, value: Any) -> Any:
+    def canonical_key(self, value: Any) -> Any:
         """The canonical key of a complete value: a container's in the checker's numbering
         (``ids``), kept while a container that may ask for it again is open, so that nested
         ones are walked once."""
@@ -440,7 +378,7 @@ class Checks(Faults):
             known[id(value)] = (value, key)
         return key
 
-    def _in_enum(self, shape: Shape, value: Any) -> bool:
+    def in_enum(self, shape: Shape, value: Any) -> bool:
         """Whether a complete value is one of ``shape``'s enum (a set lookup, or one by one
         when a value is not hashable)."""
         keys = shape.enum_keys
@@ -455,14 +393,14 @@ class Checks(Faults):
                         for v in shape.enum or ()
                         if kind_of(v) & (ARRAY | OBJECT)
                     )
-                return self._canonical(value) in found
+                return self.canonical_key(value) in found
             except TypeError:  # a number of the user's parse_float that does not hash
                 pass
         return any(json_equal(value, v) for v in shape.enum or ())
 
-    def _string_frame(self, start: int) -> Frame | None:
+    def string_frame(self, start: int) -> Frame | None:
         """A string value begins at ``start``: its checks, kept when exact."""
-        leaves, groups, where = self._begin(STRING, start)
+        leaves, groups, where = self.begin(STRING, start)
         exact = [leaf for leaf in leaves if leaf.shape.exact]
         for leaf in exact:
             leaf.expect(leaf.shape.strings)
@@ -472,181 +410,20 @@ class Checks(Faults):
             return None
         return Frame(STRING, leaves, groups, where, start)
 
-    def _grow(self, frame: Frame, text: str, pos: int, width: int, before: str) -> None:
-        """``text`` of the string of ``frame`` (after ``before``): its first character at
-        ``pos``, each next one ``width`` further (1; or 0 for the characters of one escape).
-        Its failures are reported in the order of their places, as if it came one character
-        at a time."""
-        failed: list[tuple[Branch | None, Fault]] = []
-        for leaf in frame.leaves:
-            shape = leaf.shape
-            if not shape.exact or (leaf.owner is not None and not alive(leaf.owner)):
-                continue
-            length = leaf.length
-            if leaf.cands is not None and not leaf.told:
-                k = leaf.narrow(text)
-                if k >= 0:
-                    leaf.told = True  # reported once
-                    failed.append(
-                        (
-                            leaf.owner,
-                            self._enum_error(
-                                shape,
-                                before + text[: k + 1],
-                                pos + k * width,
-                                frame.where,
-                                frame.start,
-                            ),
-                        )
-                    )
-            limit = shape.max_len
-            if limit is not None and length <= limit < length + len(text):
-                failed.append(
-                    (
-                        leaf.owner,
-                        Fault(
-                            f"longer than {limit} characters",
-                            "maxLength",
-                            limit,
-                            limit + 1,
-                            pos + (limit - length) * width,
-                            frame.where,
-                            frame.start,
-                            shape,
-                        ),
-                    )
-                )
-            leaf.length = length + len(text)
-        if failed:
-            self._fail_all(failed)
-
-    def _string_done(self, frame: Frame, value: str, end: int) -> None:
-        """The string of ``frame`` is complete at ``end`` (its closing quote)."""
-        for leaf in frame.leaves:
-            shape = leaf.shape
-            if not shape.exact or (leaf.owner is not None and not alive(leaf.owner)):
-                continue
-            err = None
-            if leaf.cands is not None and not leaf.told and not leaf.holds(value):
-                err = self._enum_error(shape, value, end, frame.where, frame.start)
-            elif shape.min_len is not None and len(value) < shape.min_len:
-                err = Fault(
-                    f"shorter than {shape.min_len} characters",
-                    "minLength",
-                    shape.min_len,
-                    len(value),
-                    end,
-                    frame.where,
-                    frame.start,
-                    shape,
-                )
-            elif shape.pattern is not None and not shape.pattern.search(value):
-                err = Fault(
-                    f"does not match {shape.pattern.pattern!r}",
-                    "pattern",
-                    shape.pattern.pattern,
-                    value,
-                    end,
-                    frame.where,
-                    frame.start,
-                    shape,
-                )
-            if err is not None:
-                self._fail(leaf.owner, err)
-        self._end_groups(frame.groups, end)
-        self._child_done(value, end)
-
-    def _whole_string(self, value: str, start: int, end: int) -> None:
-        """A string read whole (no escapes: each character is one in the input)."""
-        frame = self._string_frame(start)
-        if frame is not None:
-            if value:
-                self._grow(frame, value, start + 1, 1, "")
-            self._string_done(frame, value, end)
-        else:
-            self._child_done(value, end)
-
-    def _key_done(self, key: str, quote: int, close: int, whole: bool) -> None:
-        """A key of the open object is read (from its quote to its closing quote); its
-        failures are reported in the order of their places."""
-        frame = self.frames[-1]
-        if frame is None:
-            return
-        failed: list[tuple[Branch | None, Fault]] = []
-        for leaf in frame.keys:
-            owner = leaf.owner
-            if owner is not None and not alive(owner):
-                continue
-            shape = leaf.shape
-            closed = shape.closed
-            if closed is not None:
-                if whole and key not in closed:
-                    cands = shape.allowed
-                    probe = Leaf(shape, owner)
-                    probe.expect(cands)
-                    k = probe.narrow(key)
-                    if 0 <= k < len(key):  # at the first character no allowed key has there
-                        err = self._key_error(shape, key[: k + 1], quote + 1 + k, frame, False)
-                    else:  # a beginning of allowed keys only: at its closing quote
-                        err = self._key_error(shape, key, close, frame, True)
-                    failed.append((owner, err))
-            elif refused(shape, key):  # (closed, but patternProperties may allow it)
-                failed.append((owner, self._key_error(shape, key, close, frame, True)))
-            limit = shape.max_props
-            if limit is None:
-                continue
-            seen = leaf.seen
-            if seen is None:
-                seen = leaf.seen = set()
-            if key in seen:
-                continue
-            seen.add(key)
-            if len(seen) > limit:
-                failed.append(
-                    (
-                        owner,
-                        Fault(
-                            f"more than {limit} properties",
-                            "maxProperties",
-                            limit,
-                            len(seen),
-                            close,
-                            frame.where,
-                            frame.start,
-                            shape,
-                        ),
-                    )
-                )
-        if failed:
-            self._fail_all(failed)
-
-    def _key_done_exact(self, key: str, end: int, reported: list[Leaf]) -> None:
-        """A key read one character at a time is complete: a closed object's key that is a
-        prefix of an allowed key only is refused at its closing quote."""
-        frame = self.frames[-1]
-        assert frame is not None
-        failed: list[tuple[Branch | None, Fault]] = []
-        for leaf in frame.keys:
-            closed = leaf.shape.closed
-            if leaf in reported or closed is None or key in closed or not alive(leaf.owner):
-                continue
-            failed.append((leaf.owner, self._key_error(leaf.shape, key, end, frame, True)))
-        if failed:
-            self._fail_all(failed)
-        self._key_done(key, self.auto.quote, end, False)
-
-    def _end_container(self, frame: Frame, value: Any, end: int) -> None:
+    def end_container(self, frame: Frame, value: Any, end: int) -> None:
         is_list = type(value) is list
         for leaf in frame.leaves:
             owner = leaf.owner
             if owner is not None and not alive(owner):
                 continue
             shape = leaf.shape
-            if shape.enum is not None and not self._in_enum(shape, value):
-                self._fail(owner, self._enum_error(shape, value, end, frame.where, frame.start))
+            if shape.enum is not None and not self.in_enum(shape, value):
+                self.report.fail(
+                    owner, self.report.enum_error(shape, value, end, frame.where, frame.start)
+                )
             if is_list:
                 if shape.min_items is not None and len(value) < shape.min_items:
-                    self._fail(
+                    self.report.fail(
                         owner,
                         Fault(
                             f"fewer than {shape.min_items} items",
@@ -664,7 +441,7 @@ class Checks(Faults):
             if missing:
                 names = ", ".join(repr(k) for k in missing)
                 noun = "property" if len(missing) == 1 else "properties"
-                self._fail(
+                self.report.fail(
                     owner,
                     Fault(
                         f"missing required {noun} {names}",
@@ -678,7 +455,7 @@ class Checks(Faults):
                     ),
                 )
             if shape.min_props is not None and len(value) < shape.min_props:
-                self._fail(
+                self.report.fail(
                     owner,
                     Fault(
                         f"fewer than {shape.min_props} properties",
@@ -691,9 +468,9 @@ class Checks(Faults):
                         shape,
                     ),
                 )
-        self._end_groups(frame.groups, end)
+        self.end_groups(frame.groups, end)
 
-    def _never(self, leaf: Leaf, where: Where, start: int) -> None:
+    def never(self, leaf: Leaf, where: Where, start: int) -> None:
         pointer = leaf.shape.pointer
         keyword = pointer.rsplit("/", 1)[-1]
         if keyword == "additionalProperties":
@@ -703,64 +480,6 @@ class Checks(Faults):
         else:
             keyword = "false"
             msg = "no value is allowed here"
-        self._fail(
+        self.report.fail(
             leaf.owner, Fault(msg, keyword, False, where[1], start, where, start, leaf.shape)
         )
-
-    def _key_error(self, shape: Shape, key: str, pos: int, frame: Frame, whole: bool) -> Fault:
-        """An unknown key: ``key`` whole (at its closing quote), or its beginning up to the
-        first character no allowed key has there."""
-        allowed = shape.allowed
-        shown = ", ".join(repr(k) for k in allowed[:8]) + (", ..." if len(allowed) > 8 else "")
-        if shape.patterns:
-            matching = " or ".join(repr(p.pattern) for p, _ in shape.patterns)
-            shown = (
-                f"{shown}, or keys matching {matching}" if shown else f"keys matching {matching}"
-            )
-        what = f"unknown property {key!r}" if whole else f"no property begins with {key!r}"
-        return Fault(
-            f"{what} (allowed: {shown or 'none'})",
-            "additionalProperties",
-            self._shared(shape, "additionalProperties", allowed),
-            key,
-            pos,
-            frame.where,
-            frame.start,
-            shape,
-        )
-
-
-def refused(shape: Shape, key: str) -> bool:
-    """Whether a closed object's shape refuses ``key`` (``additionalProperties: false``, and
-    neither ``properties`` nor ``patternProperties`` has it)."""
-    closed = shape.closed
-    if closed is not None:
-        return key not in closed
-    additional = shape.additional
-    return (
-        additional is not None
-        and additional.never
-        and key not in shape.props
-        and not any(pattern.search(key) for pattern, _ in shape.patterns)
-    )
-
-
-def _past(prefix: str) -> str | None:
-    """The least string greater than every string that begins with ``prefix`` (``None``: no
-    string is, the prefix being all U+10FFFF)."""
-    end = len(prefix)
-    while end and prefix[end - 1] == "\U0010ffff":
-        end -= 1
-    if not end:
-        return None
-    return prefix[: end - 1] + chr(ord(prefix[end - 1]) + 1)
-
-
-def common(candidate: str, text: str, start: int) -> int:
-    """How many characters of ``text`` match ``candidate`` from ``start``."""
-    k = 0
-    for a, b in zip(candidate[start:], text, strict=False):
-        if a != b:
-            break
-        k += 1
-    return k

@@ -1,32 +1,39 @@
 """What a parser with a schema says of its value: violations, field states, typed values.
 
-:class:`Validating` is the schema side of :class:`~jsonsnap.Parser` (``Reading`` derives from
-it): it makes the :class:`~jsonsnap._schema.checker.CheckedTree` from ``schema=``, ends the
-check at ``close()`` and converts the final value to the schema's Python type; and it answers
-the questions a UI asks while the value streams: which violations were found
-(``violations``), the state of a field (``field_state``: pending, streaming, complete,
-invalid or absent), which required fields are still missing (``missing``), a typed partial
-view (``view``), and the finished elements of an array, converted (``take``). It reads the
-value and the checker's frames; it never changes the value.
+:class:`SchemaSide` is the part of a :class:`~jsonsnap.Parser` made when ``schema=`` is given
+(the parser holds it, and loads this module only then): it compiles the schema and makes the
+checking tree (``jsonsnap._parse.watched.CheckingTree``, with its ``checker.SchemaChecker``),
+ends the check at ``close()`` and converts the final value to the schema's Python type; and
+it answers the questions a UI asks while the value streams, which the parser hands it: which
+violations were found (``violations``), the state of a field (``field_state``: pending,
+streaming, complete, invalid or absent), which required fields are still missing
+(``missing``), a typed partial view (``view``), and the finished elements of an array,
+converted (``take``). ``field_state()`` and ``take()`` answer without a schema too (from the
+value alone): the parser then makes a side that checks nothing. It
+reads the value and the checker's frames; it never changes the value.
 """
 
 from __future__ import annotations
 
-import copy
-from collections.abc import Sequence
+import dataclasses
 from enum import Enum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._errors import JSONDecodeError, SchemaError
 from .._parse.automaton import Automaton
+from .._parse.fast import FastPaths
 from .._parse.observer import NOTHING
 from .._parse.options import Options
-from .._parse.tree import Tree, copy_value
-from .checker import CheckedTree
+from .._parse.tree import copy_value, walk
+from .._parse.watched import CheckingTree
+from .checker import SchemaChecker
 from .compile import Schema, Shape
 from .faults import alive
 
-__all__ = ["FieldState", "Validating"]
+if TYPE_CHECKING:
+    from .._parse.parser import Parser
+
+__all__ = ["FieldState", "SchemaSide"]
 
 
 class FieldState(str, Enum):
@@ -42,85 +49,78 @@ class FieldState(str, Enum):
         return self.value
 
 
-class Validating:
+# Where users import it from, in tracebacks and reprs (set by setattr: a compiled build
+# refuses the assignment of a class attribute).
+setattr(FieldState, "__module__", "jsonsnap")  # noqa: B010
+
+
+class SchemaSide:
     """The schema side of a parser (see the module docstring)."""
 
-    __slots__ = ("_live", "_marks", "_schema", "_taken", "_typed")
+    __slots__ = ("auto", "checker", "live", "marks", "parser", "schema", "taken", "tree", "typed")
 
-    _schema: Schema | None
-    _typed: bool
-    _taken: dict[tuple[str | int, ...], int]
-    _marks: Any  # the violations' paths (_typed.Marks), made when first needed
-    _live: dict[bool, Any]  # view() between calls (_typed.LiveView), for each ``defaults``
-    # (declared by Reading)
-    _auto: Automaton
-    _tree: Tree
-    _box: list[Any]
-    _error: JSONDecodeError | SchemaError | None
-    _options: Options
-
-    def _failed(self, err: JSONDecodeError | SchemaError) -> None:  # pragma: no cover
-        raise NotImplementedError
-
-    @property
-    def position(self) -> int:  # pragma: no cover - Reading's
-        raise NotImplementedError
-
-    def is_complete(self, path: Sequence[str | int] = ()) -> bool:  # pragma: no cover
-        raise NotImplementedError
-
-    def _set_schema(self, schema: Any, on_violation: str, typed: bool | None) -> CheckedTree | None:
-        """Compile ``schema`` (if any) and make the tree that checks against it."""
-        self._taken = {}
-        self._marks = None
-        self._live = {}
+    def __init__(
+        self,
+        parser: Parser,
+        schema: Any,
+        on_violation: str,
+        typed: bool | None,
+        options: Options,
+    ) -> None:
+        """Compile ``schema`` (``None``: a side that checks nothing) and make the tree that
+        checks against it."""
+        self.parser = parser  # its position, error and is_complete(), asked for when needed
+        self.taken: dict[tuple[str | int, ...], int] = {}
+        self.marks: Any = None  # the violations' paths (to_types.Marks), made when first needed
+        self.live: dict[bool, Any] = {}  # view() between calls (to_types.LiveView), per defaults
+        self.auto: Automaton | None = None  # the parser's automaton (see reading)
+        self.checker: SchemaChecker | None = None
+        self.tree: CheckingTree | None = None
+        self.schema: Schema | None = None
+        self.typed = False
         if schema is None:
             if typed:
                 raise ValueError("typed=True needs a schema= that is a Python type")
-            self._schema = None
-            self._typed = False
-            return None
+            return
+        if options.multiple_values:
+            raise ValueError("schema does not go with multiple_values (yet)")
         compiled = schema if isinstance(schema, Schema) else Schema(schema)
-        self._schema = compiled
+        self.schema = compiled
         if typed and compiled.type is None:
             raise ValueError("typed=True needs a schema= that is a Python type, not a dict")
-        self._typed = compiled.type is not None if typed is None else typed
-        partial_strings = self._options[0]
-        object_hook, pairs_hook, depth = self._options[7:10]
-        return CheckedTree(
-            compiled.root,
-            on_violation == "raise",
-            partial_strings=partial_strings,
-            object_hook=object_hook,
-            pairs_hook=pairs_hook,
-            max_depth=depth,
+        self.typed = compiled.type is not None if typed is None else typed
+        checker = self.checker = SchemaChecker(compiled.root, on_violation == "raise")
+        self.tree = CheckingTree(
+            checker,
+            options.partial_strings,
+            object_hook=options.object_hook,
+            pairs_hook=options.pairs_hook,
+            max_depth=options.max_depth,
         )
+
+    def fast_paths(self, fast: FastPaths) -> FastPaths:
+        """The fast paths a checked parser takes: all but the C scanner (which builds a whole
+        container at once, so that no part of it has a place in the input)."""
+        if self.checker is None or fast.scan_min is None:
+            return fast
+        return dataclasses.replace(fast, scan_min=None)
+
+    def reading(self, auto: Automaton) -> None:
+        """``auto`` reads into the checked tree (the parser made it, or made it again)."""
+        self.auto = auto
+        if self.checker is not None and self.tree is not None:
+            self.checker.attach(self.tree, auto)
 
     # ------------------------------------------------------------------ the end
 
-    def _close_checked(self) -> Any:
-        """close() with a schema: the first violation collected fails the parser."""
-        tree = self._tree
-        assert isinstance(tree, CheckedTree)  # (a parser with a schema builds with one)
-        violations = tree.violations
-        if violations:
-            self._failed(violations[0])
-            raise copy.copy(violations[0])
-        self._life_closed()
-        return self._final()
+    def collected(self) -> list[SchemaError]:
+        """The violations collected (the first one fails the parser at ``close()``)."""
+        return self.checker.violations if self.checker is not None else []
 
-    def _life_closed(self) -> None:  # pragma: no cover - Reading's
-        raise NotImplementedError
-
-    def _final(self) -> Any:
+    def final(self, value: Any) -> Any:
         """The final value, converted to the schema's type when the parser is typed."""
-        value = self._box[0]
-        if self._typed and self._schema is not None:
-            try:
-                return self._convert(value, self._schema.type, ())
-            except SchemaError as err:
-                self._failed(err)  # (close() raises it again, as any error)
-                raise
+        if self.typed and self.schema is not None:
+            return self._convert(value, self.schema.type, ())
         return value
 
     def _convert(self, value: Any, tp: Any, at: tuple[str | int, ...]) -> Any:
@@ -133,8 +133,9 @@ class Validating:
             return convert(value, tp)
         except ConversionError as exc:
             cause = exc.__cause__
-            pos = self.position
-            auto = self._auto
+            pos = self.parser.position
+            auto = self.auto
+            assert auto is not None
             err = SchemaError(
                 f"does not convert to {_name(tp)}: {exc}",
                 path=(*at, *exc.path),
@@ -152,134 +153,92 @@ class Validating:
 
     # ------------------------------------------------------------------ questions
 
-    @property
-    def schema(self) -> Schema | None:
-        """The schema the value is checked against (``None``: not checked)."""
-        return self._schema
-
-    @property
-    def violations(self) -> list[SchemaError]:
-        """The violations found so far (``on_violation="collect"``; with ``"raise"`` the first
-        one is raised, and is also here), in the order they were found."""
-        tree = self._tree
-        if not isinstance(tree, CheckedTree):
-            return []
-        found = list(tree.violations)
-        error = self._error
+    def violations(self, error: JSONDecodeError | SchemaError | None) -> list[SchemaError]:
+        """``Parser.violations``: those collected, and the one the parser failed with."""
+        found = list(self.collected())
         if isinstance(error, SchemaError) and error not in found:
             found.append(error)
         return found
 
     def _marked(self) -> Any:
-        """The paths of the violations found so far (a ``_typed.Marks``, brought up to date)."""
-        marks = self._marks
+        """The paths of the violations found so far (a ``to_types.Marks``, brought up to
+        date)."""
+        marks = self.marks
         if marks is None:
             from .to_types import Marks
 
-            marks = self._marks = Marks()
-        tree = self._tree
-        error = self._error
-        marks.update(
-            tree.violations if isinstance(tree, CheckedTree) else [],
-            error if isinstance(error, SchemaError) else None,
-        )
+            marks = self.marks = Marks()
+        error = self.parser.error
+        marks.update(self.collected(), error if isinstance(error, SchemaError) else None)
         return marks
 
     @property
-    def violations_dropped(self) -> int:
-        """How many more violations were found than ``violations`` keeps (``"collect"``
-        keeps the first 1,000, fewer when their paths add up to 100,000 steps: each holds
-        its path, so that many more would cost memory without limit)."""
-        tree = self._tree
-        return tree.dropped if isinstance(tree, CheckedTree) else 0
+    def dropped(self) -> int:
+        """``Parser.violations_dropped``."""
+        return self.checker.dropped if self.checker is not None else 0
 
-    def _invalid(self, path: tuple[str | int, ...]) -> bool:
-        """Whether a violation was found at or under ``path``."""
-        return bool(self._marked().under(path))
-
-    def field_state(self, path: Sequence[str | int] = ()) -> FieldState:
-        """The state of the field at ``path``: ``PENDING`` (declared by the schema and not
-        seen yet), ``STREAMING``, ``COMPLETE``, ``INVALID`` (a violation at or under it), or
-        ``ABSENT`` (neither in the value nor to be expected: undeclared, or its object is
-        complete without it)."""
-        path = tuple(path)
-        found, _, parent_found = _walk(self._box[0], path)
-        if found:
-            if self._invalid(path):
+    def field_state(self, path: tuple[str | int, ...]) -> FieldState:
+        """``Parser.field_state``."""
+        value, parents = walk(self._root(), path)
+        is_complete = self.parser.is_complete
+        if value is not NOTHING:
+            if self._marked().under(path):
                 return FieldState.INVALID
-            return FieldState.COMPLETE if self.is_complete(path) else FieldState.STREAMING
-        if parent_found and path and self.is_complete(path[:-1]):
+            return FieldState.COMPLETE if is_complete(path) else FieldState.STREAMING
+        if len(parents) == len(path) and path and is_complete(path[:-1]):
             return FieldState.ABSENT
-        if self._schema is not None and _declared(self._schema.root, path):
+        if self.schema is not None and _declared(self.schema.root, path):
             return FieldState.PENDING
         return FieldState.ABSENT
 
-    def missing(self, path: Sequence[str | int] = ()) -> list[str]:
-        """The required properties of the object at ``path`` that have not been seen (those
-        its schema requires; for an object still open, as the alternatives still possible
-        require)."""
-        path = tuple(path)
-        found, value, _ = _walk(self._box[0], path)
-        present = value if found and isinstance(value, dict) else {}
+    def missing(self, path: tuple[str | int, ...]) -> list[str]:
+        """``Parser.missing``."""
+        value, _ = walk(self._root(), path)
+        present = value if isinstance(value, dict) else {}
         required: dict[str, None] = {}
-        tree = self._tree
-        frame = _open_frame(tree, path) if isinstance(tree, CheckedTree) else None
+        frame = _open_frame(self.tree, self.checker, path) if self.checker is not None else None
         if frame is not None:
             for leaf in frame.leaves:
                 if alive(leaf.owner):
                     required.update(dict.fromkeys(leaf.shape.required))
-        elif self._schema is not None:
-            for shape in _shapes_at(self._schema.root, path):
+        elif self.schema is not None:
+            for shape in _shapes_at(self.schema.root, path):
                 required.update(dict.fromkeys(shape.required))
         return [k for k in required if k not in present]
 
-    def view(self, *, defaults: bool = False, copy: bool = False) -> Any:
-        """The value so far as the schema's Python type: every field its value so far or
-        :data:`jsonsnap.NOT_YET` (never a value of the wrong type, nor one at or under a
-        violation: the rest shows); a nested dataclass appears as soon as its object starts;
-        with ``defaults=True`` an absent field shows its default.
-
-        Live, as ``snapshot()`` is: a finished part is shown by the same object each time,
-        and an open part's object may be brought up to date in place by the next call, so a
-        view after every fragment costs what changed. ``copy=True`` builds an independent
-        one (costing the whole value)."""
-        if self._schema is None or self._schema.type is None:
-            raise ValueError("view() needs a schema= that is a Python type")
+    def view(self, defaults: bool, copy: bool) -> Any:
+        """``Parser.view`` (the parser has checked that the schema is a Python type)."""
         from .from_types import NOT_YET
         from .to_types import LiveView, view_marked
 
-        root = self._box[0]
+        root = self._root()
         if root is NOTHING:
             return NOT_YET
         marks = self._marked()
-        tp = self._schema.type
+        tp = self.schema.type  # type: ignore[union-attr]
         if copy:
             return view_marked(root, tp, marks, defaults)
-        live = self._live.get(defaults)
+        live = self.live.get(defaults)
         if live is None:
-            live = self._live[defaults] = LiveView()
-        return live.view(root, tp, self._tree.stack, marks, defaults)
+            live = self.live[defaults] = LiveView()
+        return live.view(root, tp, self.tree.stack, marks, defaults)  # type: ignore[union-attr]
 
-    def take(self, path: Sequence[str | int] = ()) -> list[tuple[int, Any]]:
-        """The elements of the array at ``path`` completed since the last call, as
-        ``(index, value)``, each converted to its Python type (a typed parser) or the checked
-        value; elements with a violation are left out (they are in ``violations``). An
-        element its type refuses (an Enum, a constructor, pydantic) is a :class:`SchemaError`,
-        raised once: by this call when it is the first element, else by the next one."""
-        path = tuple(path)
-        found, array, _ = _walk(self._box[0], path)
-        if not found or not isinstance(array, list):
+    def take(self, path: tuple[str | int, ...]) -> list[tuple[int, Any]]:
+        """``Parser.take``."""
+        array, _ = walk(self._root(), path)
+        if not isinstance(array, list):
             return []
+        is_complete = self.parser.is_complete
         done = len(array)
-        if done and not self.is_complete(path) and not self.is_complete((*path, done - 1)):
+        if done and not is_complete(path) and not is_complete((*path, done - 1)):
             done -= 1
-        start = self._taken.get(path, 0)
-        self._taken[path] = done
+        start = self.taken.get(path, 0)
+        self.taken[path] = done
         item_type: Any = None
-        if self._typed and self._schema is not None:
+        if self.typed and self.schema is not None:
             from .from_types import type_at
 
-            item_type = type_at(self._schema.type, (*path, 0))
+            item_type = type_at(self.schema.type, (*path, 0))
         out = []
         marks = self._marked()  # (converting an element finds no violation: once is enough)
         for i in range(start, done):
@@ -293,39 +252,26 @@ class Validating:
                 out.append((i, self._convert(item, item_type, (*path, i))))
             except SchemaError:
                 # Each element once: the ones before it now, and it raised by the next call.
-                self._taken[path] = i if out else i + 1
+                self.taken[path] = i if out else i + 1
                 if out:
                     return out
                 raise
         return out
+
+    def _root(self) -> Any:
+        """The value so far (``NOTHING`` while nothing shows)."""
+        return self.parser.snapshot(NOTHING)
 
 
 def _name(tp: Any) -> str:
     return str(getattr(tp, "__name__", None) or repr(tp).replace("typing.", ""))
 
 
-def _walk(root: Any, path: tuple[str | int, ...]) -> tuple[bool, Any, bool]:
-    """The value at ``path``: (found, value, whether its parent was found)."""
-    value = root
-    if value is NOTHING:
-        return False, None, not path
-    for i, step in enumerate(path):
-        if isinstance(value, dict):
-            if not isinstance(step, str) or step not in value:
-                return False, None, i == len(path) - 1
-            value = value[step]
-        elif isinstance(value, list) and type(step) is int and 0 <= step < len(value):
-            value = value[step]
-        else:
-            return False, None, i == len(path) - 1
-    return True, value, True
-
-
-def _open_frame(tree: CheckedTree, path: tuple[str | int, ...]) -> Any:
+def _open_frame(tree: Any, checker: SchemaChecker, path: tuple[str | int, ...]) -> Any:
     """The checker's frame of the open container at ``path``, or ``None``."""
     depth = len(path)
     if depth < len(tree.stack) and tree.path_here(depth) == path:
-        return tree.frames[depth]
+        return checker.frames[depth]
     return None
 
 

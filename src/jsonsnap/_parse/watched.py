@@ -1,0 +1,261 @@
+"""The watched tree: the builder with object hooks, a depth limit and an observer.
+
+:class:`WatchedTree` is a :class:`~jsonsnap._parse.tree.Tree` that also applies
+``object_hook`` and ``object_pairs_hook``, keeps ``max_depth``, and reports every value that
+appears, grows or completes to its observer (``observer.Observer``: the change recorder) with
+where it is, as ``(node, key)``: the node of the container that holds it (``None`` for the
+root) and its key or index there. A parser that needs none of these builds with the plain
+tree and pays nothing for them.
+
+:class:`CheckingTree` is the watched tree of a parser with a schema: before each builder
+call it asks its checker (``observer.Checker``), which may raise, so that a violation leaves
+the value as it was.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .observer import Checker, Key, Node, Observer, node
+from .tree import DepthError, Tree
+
+__all__ = ["CheckingTree", "WatchedTree"]
+
+
+class WatchedTree(Tree):
+    """A :class:`Tree` with object hooks, a depth limit and an observer.
+
+    Each open container has a node (``nodes``, beside ``stack``) when observed, so
+    that reports say where a value is without building its path.
+    """
+
+    __slots__ = (
+        "mark",
+        "max_depth",
+        "nodes",
+        "object_hook",
+        "observer",
+        "open_string",
+        "pairs",
+        "pairs_hook",
+        "placed",
+    )
+
+    def __init__(
+        self,
+        partial_strings: bool = True,
+        *,
+        object_hook: Callable[[dict[str, Any]], Any] | None = None,
+        pairs_hook: Callable[[list[tuple[str, Any]]], Any] | None = None,
+        max_depth: int | None = None,
+    ) -> None:
+        super().__init__(partial_strings)
+        self.object_hook = object_hook
+        self.pairs_hook = pairs_hook
+        # One list of (key, value) pairs per open object, kept only for object_pairs_hook.
+        self.pairs: list[list[tuple[Any, Any]]] | None = [] if pairs_hook else None
+        self.max_depth = max_depth
+        self.observer: Observer | None = None
+        self.placed = False  # whether nodes are kept (for an observer or a checker)
+        self.nodes: list[Node] = []
+        self.mark = 0  # how much of the open string has been reported
+        self.open_string: tuple[Node | None, Key] = (None, None)  # where it is
+
+    def _link(self, value: Any) -> None:
+        if self.retracted is not None and self._same_as_retracted(value):
+            self.version -= 1  # the value taken back, put back: no change
+        Tree._link(self, value)
+
+    def where(self) -> tuple[Node | None, Key]:
+        """Where the value in the slot being read is, as ``(node, key)``."""
+        stack = self.stack
+        if not stack:
+            return None, None
+        top = stack[-1]
+        return self.nodes[-1], len(top) - 1 if type(top) is list else self.keys[-1]
+
+    def _completed(self, value: Any) -> None:
+        """The value in the slot being read is final: give the pair to ``object_pairs_hook``
+        and tell the observer."""
+        stack = self.stack
+        if self.pairs is not None and stack and type(stack[-1]) is dict:
+            self.pairs[-1].append((self.keys[-1], value))
+        observer = self.observer
+        if observer is not None:
+            where, key = self.where()
+            observer.completed(where, key, value)
+
+    def member(self, key: str, value: Any) -> None:
+        self.keys[-1] = key
+        self.scalar(value)
+
+    def element(self, value: Any) -> None:
+        self.scalar(value)
+
+    def scalar(self, value: Any) -> None:
+        self._link(value)
+        observer = self.observer
+        if observer is not None and type(value) is str and self.partial_strings:
+            # Read whole: it has not been reported as it grew, as one read in pieces has.
+            where, key = self.where()
+            observer.started(where, key, "string")
+            if value:
+                observer.appended(where, key, value)
+        self._completed(value)
+
+    def open(self, container: Any) -> None:
+        if self.max_depth is not None and len(self.stack) >= self.max_depth:
+            raise DepthError(f"Maximum nesting depth of {self.max_depth} exceeded")
+        self._link(container)
+        if self.pairs is not None:
+            self.pairs.append([])
+        if self.placed:
+            where, key = self.where()
+            observer = self.observer
+            if observer is not None:
+                observer.started(where, key, "array" if type(container) is list else "object")
+            self.nodes.append(node(where, key))
+        self.stack.append(container)
+        self.keys.append(None)
+
+    def close(self) -> None:
+        """Pop the innermost container and apply the object hooks to it."""
+        stack = self.stack
+        value = stack.pop()
+        self.keys.pop()
+        if self.placed:
+            self.nodes.pop()
+        pairs = self.pairs
+        if pairs is not None:
+            members = pairs.pop()
+            if type(value) is dict:
+                value = self.pairs_hook(members)  # type: ignore[misc]
+                self._relink(value)
+        elif self.object_hook is not None and type(value) is dict:
+            value = self.object_hook(value)
+            self._relink(value)
+        self._completed(value)
+
+    def _relink(self, value: Any) -> None:
+        """Replace the value just closed by what a hook made of it."""
+        self.version += 1
+        stack = self.stack
+        if not stack:
+            self.box[0] = value
+        elif type(top := stack[-1]) is list:
+            top[-1] = value
+        else:
+            top[self.keys[-1]] = value
+
+    def string_start(self) -> None:
+        super().string_start()
+        observer = self.observer
+        if observer is not None and self.slot is not None:
+            self.mark = 0
+            self.open_string = where, key = self.where()
+            observer.started(where, key, "string")
+
+    def string_end(self) -> bool:
+        slot = self.slot
+        if slot is None:
+            s = self.pending[0]
+            if Tree.string_end(self):
+                return True
+            self._completed(s)  # hidden by partial_strings=False: complete at once
+            return False
+        s = slot[self.slot_key]
+        self.slot = None
+        if self.observer is not None:
+            self._report_growth(s)
+        self._completed(s)
+        return False
+
+    def restart(self) -> None:
+        super().restart()
+        if self.observer is not None:
+            self.observer.restart()
+
+    def flush(self) -> None:
+        if self.slot is not None and self.observer is not None:
+            self._report_growth(self.slot[self.slot_key])
+
+    def _report_growth(self, s: str) -> None:
+        mark = self.mark
+        if len(s) > mark:
+            where, key = self.open_string
+            self.observer.appended(where, key, s[mark:] if mark else s)  # type: ignore[union-attr]
+            self.mark = len(s)
+
+
+class CheckingTree(WatchedTree):
+    """A :class:`WatchedTree` that asks its checker (``observer.Checker``, the schema
+    checker) about each builder call before carrying it out."""
+
+    __slots__ = ("checker",)
+
+    def __init__(
+        self,
+        checker: Checker,
+        partial_strings: bool = True,
+        *,
+        object_hook: Callable[[dict[str, Any]], Any] | None = None,
+        pairs_hook: Callable[[list[tuple[str, Any]]], Any] | None = None,
+        max_depth: int | None = None,
+    ) -> None:
+        super().__init__(
+            partial_strings, object_hook=object_hook, pairs_hook=pairs_hook, max_depth=max_depth
+        )
+        self.checker = checker
+        self.placed = True  # (the checker says where a value is by its node)
+
+    def open(self, container: Any) -> None:
+        self.checker.open(container)
+        WatchedTree.open(self, container)
+
+    def close(self) -> None:
+        value = self.stack[-1]
+        checker = self.checker
+        checker.close(value)
+        WatchedTree.close(self)
+        checker.closed(value)
+
+    def begins(self) -> None:
+        self.checker.begins()
+
+    def scalar(self, value: Any) -> None:
+        self.checker.scalar(value)
+        WatchedTree.scalar(self, value)
+
+    def element(self, value: Any) -> None:
+        self.checker.element(value)
+        WatchedTree.scalar(self, value)
+
+    def member(self, key: str, value: Any) -> None:
+        self.keys[-1] = key  # (the checker reads the member's key where the tree keeps it)
+        self.checker.member(key, value)
+        WatchedTree.scalar(self, value)
+
+    def key(self, text: str) -> None:
+        self.checker.key(text)
+        self.keys[-1] = text
+
+    def string_start(self) -> None:
+        self.checker.string_start()
+        WatchedTree.string_start(self)
+
+    def key_start(self) -> None:
+        self.checker.key_start()
+        Tree.key_start(self)
+
+    def append(self, text: str) -> None:
+        self.checker.append(text, 1, len(text))
+        Tree.append(self, text)
+
+    def escape(self, text: str, length: int) -> None:
+        self.checker.append(text, 0, length)
+        Tree.append(self, text)
+
+    def string_end(self) -> bool:
+        self.checker.string_end()
+        return WatchedTree.string_end(self)
