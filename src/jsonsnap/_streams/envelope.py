@@ -25,7 +25,7 @@ import json
 from typing import Any, Final, NoReturn
 
 from .._errors import JSONDecodeError, StreamError
-from .._parse.parser import loads
+from .._parse.oneshot import loads
 from ..sse import ServerSentEvent
 
 #: A text with more opening brackets than this (in strings or not) is read by our parser,

@@ -26,7 +26,7 @@ from typing import Any
 
 from .._errors import JSONDecodeError
 from .._parse.grammar import WS
-from .._parse.parser import loads
+from .._parse.oneshot import loads
 from ..streams import ToolInput
 from ._choice import CallDelta, Choice
 from ._compatible import ChatToolInput, Quirk, value_spans
