@@ -27,14 +27,20 @@ Traceback (most recent call last):
 jsonsnap.JSONDecodeError: Illegal trailing comma before end of array: line 1 column 4 (char 3)
 """
 
-from ._errors import JSONDecodeError, ParserStateError, SchemaError
+from ._errors import (
+    JSONDecodeError,
+    ParserStateError,
+    SchemaDefinitionError,
+    SchemaError,
+    SchemaWarning,
+)
 from ._parse import automaton as _automaton
 from ._parse.changes import ANY, Appended, Change, Completed, Path, Started, matches, replay
 from ._parse.parser import Parser, loads, parse_partial
 from ._parse.tolerant import REPAIRS, Repair
 from ._parse.values import aiter_values, iter_values
-from ._schema.compile import Schema, SchemaDefinitionError, SchemaWarning
 from ._schema.from_types import NOT_YET
+from ._schema.schema import Schema
 from ._schema.side import FieldState
 
 FieldState.__module__ = __name__  # where users import it from, in tracebacks and reprs

@@ -15,7 +15,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
-__all__ = ["JSONDecodeError", "ParserStateError", "SchemaError", "describe"]
+__all__ = [
+    "JSONDecodeError",
+    "ParserStateError",
+    "SchemaDefinitionError",
+    "SchemaError",
+    "SchemaWarning",
+    "describe",
+]
 
 
 class JSONDecodeError(json.JSONDecodeError):
@@ -166,10 +173,20 @@ def _rebuild_schema(msg: str, fields: dict[str, Any]) -> SchemaError:
     return err
 
 
+class SchemaDefinitionError(ValueError):
+    """The schema itself is wrong (or has a keyword that is not checked, when asked)."""
+
+
+class SchemaWarning(UserWarning):
+    """A schema has keywords that are not checked."""
+
+
 # Tracebacks and reprs name the classes where users import them from.
 JSONDecodeError.__module__ = "jsonsnap"
 ParserStateError.__module__ = "jsonsnap"
 SchemaError.__module__ = "jsonsnap"
+SchemaDefinitionError.__module__ = "jsonsnap"
+SchemaWarning.__module__ = "jsonsnap"
 
 
 def describe(value: object) -> str:

@@ -64,9 +64,10 @@ from .._errors import SchemaError
 from .._parse.fast import FastPaths
 from .._parse.grammar import TOP
 from .._parse.tree import Tree, WatchedTree
-from .compile import ARRAY, BOOLEAN, NULL, NUMBER, OBJECT, STRING, Shape, kind_of
+from .equality import ARRAY, BOOLEAN, NULL, NUMBER, OBJECT, STRING, kind_of
 from .faults import MAX_PATH_STEPS, MAX_VIOLATIONS, Branch, Fault, Locator, alive
 from .frames import GENERAL, NO_GROUPS, Checks, Frame, Leaf
+from .shape import Shape
 
 __all__ = ["CheckedTree", "alive", "checked_fast_paths"]
 

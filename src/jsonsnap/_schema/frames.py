@@ -15,7 +15,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from typing import Any
 
-from .compile import (
+from .equality import (
     ARRAY,
     BOOLEAN,
     INTEGER,
@@ -24,16 +24,15 @@ from .compile import (
     NUMBER,
     OBJECT,
     STRING,
-    Shape,
     canonical,
     describe,
     integral,
     json_equal,
     kind_of,
-    number_fault,
     type_names,
 )
 from .faults import Branch, Fault, Faults, Group, Where, alive, settle
+from .shape import Shape, number_fault
 
 __all__ = ["GENERAL", "KIND", "NO_GROUPS", "NUMBERS", "Checks", "Frame", "Leaf"]
 

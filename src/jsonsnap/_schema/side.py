@@ -23,8 +23,9 @@ from .._parse.observer import NOTHING
 from .._parse.options import Options
 from .._parse.tree import Tree, copy_value
 from .checker import CheckedTree
-from .compile import Schema, Shape
 from .faults import alive
+from .schema import Schema
+from .shape import Shape
 
 __all__ = ["FieldState", "Validating"]
 
