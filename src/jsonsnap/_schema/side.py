@@ -175,7 +175,7 @@ class Validating:
         """The paths of the violations found so far (a ``_typed.Marks``, brought up to date)."""
         marks = self._marks
         if marks is None:
-            from .to_types import Marks
+            from .views import Marks
 
             marks = self._marks = Marks()
         tree = self._tree
@@ -247,7 +247,7 @@ class Validating:
         if self._schema is None or self._schema.type is None:
             raise ValueError("view() needs a schema= that is a Python type")
         from .from_types import NOT_YET
-        from .to_types import LiveView, view_marked
+        from .views import LiveView, view_marked
 
         root = self._box[0]
         if root is NOTHING:
