@@ -37,7 +37,7 @@ from ._errors import (
 from ._parse import automaton as _automaton
 from ._parse.changes import ANY, Appended, Change, Completed, Path, Started, matches, replay
 from ._parse.parser import Parser, loads, parse_partial
-from ._parse.tolerant import REPAIRS, Repair
+from ._parse.repairs import REPAIRS, Repair
 from ._parse.values import aiter_values, iter_values
 from ._schema.from_types import NOT_YET
 from ._schema.schema import Schema

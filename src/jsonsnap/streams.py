@@ -39,7 +39,7 @@ from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, It
 from typing import Any, ClassVar, Protocol, TypeVar
 
 from . import JSONDecodeError, loads
-from ._parse.tolerant import repairs_of
+from ._parse.repairs import repairs_of
 from ._streams.accumulator import (
     CHUNK_TYPES,
     BodyHead,

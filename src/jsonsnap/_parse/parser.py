@@ -50,7 +50,7 @@ from .grammar import PLAIN_CHARS, SIMPLE_ESCAPES, STRING
 from .observer import NOTHING
 from .options import flag, resolve, schema_options, text_of
 from .reading import CLOSED, FAILED, OPEN, Reading
-from .tolerant import repairs_of
+from .repairs import repairs_of
 from .tree import Tree
 
 __all__ = ["Parser", "loads", "parse_partial"]

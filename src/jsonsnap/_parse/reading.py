@@ -24,7 +24,8 @@ from .fast import FastPaths, Lane
 from .grammar import DONE, STRING
 from .observer import NOTHING
 from .options import Options, flag, steps
-from .tolerant import Repair, Tolerant
+from .repairs import Repair
+from .tolerant import Tolerant
 from .tree import Tree, WatchedTree, copy_value
 
 __all__ = ["CLOSED", "FAILED", "OPEN", "Reading"]
