@@ -207,7 +207,9 @@ def canonical(
         elif kind == OBJECT:
             if not done:
                 todo.append((item, True))
-                todo.extend((x, False) for x in reversed(list(item.values())))
+                values: list[Any] = list(item.values())
+                values.reverse()
+                todo.extend((x, False) for x in values)
                 continue
             n = len(item)
             parts = tuple(out[len(out) - n :]) if n else ()
