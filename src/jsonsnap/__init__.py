@@ -29,17 +29,23 @@ jsonsnap.JSONDecodeError: Illegal trailing comma before end of array: line 1 col
 
 from typing import TYPE_CHECKING, Any
 
-from ._errors import JSONDecodeError, ParserStateError, SchemaError
+from ._errors import (
+    JSONDecodeError,
+    ParserStateError,
+    SchemaDefinitionError,
+    SchemaError,
+    SchemaWarning,
+)
 from ._parse import automaton as _automaton
 from ._parse.changes import ANY, Appended, Change, Completed, Path, Started, matches, replay
 from ._parse.oneshot import loads, parse_partial
 from ._parse.parser import Parser
-from ._parse.tolerant import REPAIRS, Repair
+from ._parse.repairs import REPAIRS, Repair
 from ._parse.values import aiter_values, iter_values
 
 if TYPE_CHECKING:
-    from ._schema.compile import Schema, SchemaDefinitionError, SchemaWarning
     from ._schema.from_types import NOT_YET
+    from ._schema.schema import Schema
     from ._schema.side import FieldState
 
 __all__ = [
@@ -74,9 +80,7 @@ __version__ = "0.1.0"
 _LAZY = {
     "FieldState": "side",
     "NOT_YET": "from_types",
-    "Schema": "compile",
-    "SchemaDefinitionError": "compile",
-    "SchemaWarning": "compile",
+    "Schema": "schema",
 }
 
 

@@ -15,7 +15,7 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Final
 
 from . import __build__, __version__
 from ._cli.inputs import (
@@ -42,27 +42,53 @@ def _playback(p: argparse.ArgumentParser) -> None:
     p.add_argument("--hide-thinking", action="store_true", help="do not show reasoning text")
     p.add_argument("--json", action="store_true", help="print only the final result as JSON")
     p.add_argument(
-        "--repair",
-        action="store_true",
-        help="read tool arguments tolerantly (fences, trailing commas, single quotes...)",
-    )
-    p.add_argument(
         "--compatible",
         action="store_true",
         help="read a Chat Completions stream with the profile for OpenAI-compatible servers "
         "(vLLM, Ollama, Groq...) from its start",
     )
+    _repair_and_color(
+        p, "read tool arguments tolerantly (fences, trailing commas, single quotes...)"
+    )
+
+
+def _repair_and_color(p: argparse.ArgumentParser, repair: str) -> None:
+    """The options every subcommand has: ``--repair`` (what it does: ``repair``) and
+    ``--no-color``."""
+    p.add_argument("--repair", action="store_true", help=repair)
     p.add_argument("--no-color", action="store_true", help="no colours (also: NO_COLOR=1)")
 
 
-def _replay(commands: Any) -> argparse.ArgumentParser:
-    r: argparse.ArgumentParser = commands.add_parser(
-        "replay",
-        help="play an event stream back as a typewriter with live tool-argument panels",
-        description="Play a recorded stream back (Anthropic Messages, OpenAI Chat Completions or "
+#: The subcommands, in the order the help lists them: what each one's help line and
+#: description say.
+_COMMANDS: Final = {
+    "replay": (
+        "play an event stream back as a typewriter with live tool-argument panels",
+        "Play a recorded stream back (Anthropic Messages, OpenAI Chat Completions or "
         "Responses, Gemini, a UI message stream, or Bedrock's binary event stream: ConverseStream "
         "and InvokeModel): text typed out, each tool call's arguments drawn live as they stream.",
-    )
+    ),
+    "parse": (
+        "watch JSON text grow into a value; the strict value, or the error with a caret",
+        "Read JSON text from FILE or standard input in the pieces it arrives in, "
+        "show the value as it grows, then the strict final value or the error.",
+    ),
+    "demo": (
+        "replay the example recording (the same as replay --example)",
+        "Replay the example recording that comes with jsonsnap: a Messages API "
+        "stream whose tool call writes a 224-line file. The same as `jsonsnap replay --example`.",
+    ),
+}
+
+
+def _command(commands: Any, name: str) -> argparse.ArgumentParser:
+    """The subcommand ``name``'s parser, its options not yet added."""
+    summary, description = _COMMANDS[name]
+    made: argparse.ArgumentParser = commands.add_parser(name, help=summary, description=description)
+    return made
+
+
+def _replay(r: argparse.ArgumentParser) -> None:
     r.add_argument("file", metavar="FILE", nargs="?", help="the recording, or - for stdin")
     r.add_argument("--example", action="store_true", help="play the example recording")
     r.add_argument(
@@ -75,43 +101,30 @@ def _replay(commands: Any) -> argparse.ArgumentParser:
     )
     _playback(r)
     r.set_defaults(handler=replay, usage=r)
-    return r
 
 
-def _demo(commands: Any) -> argparse.ArgumentParser:
-    d: argparse.ArgumentParser = commands.add_parser(
-        "demo",
-        help="replay the example recording (the same as replay --example)",
-        description="Replay the example recording that comes with jsonsnap: a Messages API "
-        "stream whose tool call writes a 224-line file. The same as `jsonsnap replay --example`.",
-    )
+def _demo(d: argparse.ArgumentParser) -> None:
     _playback(d)
     d.set_defaults(handler=replay, usage=d, file=None, example=True, schema=None)
-    return d
 
 
-def _parse(commands: Any) -> argparse.ArgumentParser:
-    p: argparse.ArgumentParser = commands.add_parser(
-        "parse",
-        help="watch JSON text grow into a value; the strict value, or the error with a caret",
-        description="Read JSON text from FILE or standard input in the pieces it arrives in, "
-        "show the value as it grows, then the strict final value or the error.",
-    )
+def _parse(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", metavar="FILE", nargs="?", help="the JSON text (default: stdin)")
     p.add_argument("--json", action="store_true", help="print only the final value, compact")
     p.add_argument(
         "--chunk", type=positive_int, default=4096, help="bytes read at a time (default 4096)"
     )
     p.add_argument("--delay", type=seconds, default=0.0, help="seconds to wait between reads")
-    p.add_argument(
-        "--repair",
-        action="store_true",
-        help="read the JSON that models send (fences, trailing commas, single quotes...) and "
+    _repair_and_color(
+        p,
+        "read the JSON that models send (fences, trailing commas, single quotes...) and "
         "list the repairs made on standard error",
     )
-    p.add_argument("--no-color", action="store_true", help="no colours (also: NO_COLOR=1)")
     p.set_defaults(handler=parse, usage=p)
-    return p
+
+
+#: What adds each subcommand's options.
+_OPTIONS: Final = {"replay": _replay, "parse": _parse, "demo": _demo}
 
 
 def arguments() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
@@ -125,8 +138,11 @@ def arguments() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentPar
         "--version", action="version", version=f"jsonsnap {__version__} ({__build__} build)"
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    made = [_replay(commands), _parse(commands), _demo(commands)]
-    return parser, {p.prog.split()[-1]: p for p in made}
+    made = {}
+    for name in _COMMANDS:
+        made[name] = _command(commands, name)
+        _OPTIONS[name](made[name])
+    return parser, made
 
 
 def _standard_streams() -> bool:

@@ -17,7 +17,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
-__all__ = ["JSONDecodeError", "ParserStateError", "SchemaError", "StreamError", "describe"]
+__all__ = [
+    "JSONDecodeError",
+    "ParserStateError",
+    "SchemaDefinitionError",
+    "SchemaError",
+    "SchemaWarning",
+    "StreamError",
+    "describe",
+]
 
 
 class JSONDecodeError(json.JSONDecodeError):
@@ -186,11 +194,21 @@ def _stream_error(message: str, error_type: str | None) -> StreamError:
     return StreamError(message, error_type=error_type)
 
 
+class SchemaDefinitionError(ValueError):
+    """The schema itself is wrong (or has a keyword that is not checked, when asked)."""
+
+
+class SchemaWarning(UserWarning):
+    """A schema has keywords that are not checked."""
+
+
 # Tracebacks and reprs name the classes where users import them from.
 JSONDecodeError.__module__ = "jsonsnap"
 ParserStateError.__module__ = "jsonsnap"
 SchemaError.__module__ = "jsonsnap"
 StreamError.__module__ = "jsonsnap.streams"
+SchemaDefinitionError.__module__ = "jsonsnap"
+SchemaWarning.__module__ = "jsonsnap"
 
 
 def describe(value: object) -> str:

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from jsonsnap._errors import describe as describe_for_errors
 from jsonsnap._jsontext import describe, json_number, json_string, json_text
-from jsonsnap._schema.compile import describe as describe_for_schemas
+from jsonsnap._schema.equality import describe as describe_for_schemas
 
 #: Text with lone surrogates (and whole pairs written as two of them) drawn often.
 TEXT = st.one_of(

@@ -32,6 +32,7 @@ from hypothesis import strategies as st
 
 import jsonsnap
 import jsonsnap._schema.compile
+import jsonsnap._schema.shape
 import paths
 from chunking import chunkings
 from effort import examples
@@ -104,7 +105,7 @@ def test_a_schema_without_ref_is_never_refused_by_the_expansion_limit() -> None:
         for i in range(5_100)
     ]
     wide = {"anyOf": alternatives}
-    assert len(Schema(wide).root.expansion()) > jsonsnap._schema.compile.MAX_EXPANSION
+    assert len(Schema(wide).root.expansion()) > jsonsnap._schema.shape.MAX_EXPANSION
     assert loads('{"k7": 7}', schema=wide) == {"k7": 7}
 
 
@@ -125,7 +126,7 @@ def test_any_doubling_schema_is_refused_or_checked_within_the_limit(
         assert "expand to more than" in str(exc)
         return
     # The work a value's checks take is bounded: its expansion, at most the limit.
-    limit = jsonsnap._schema.compile.MAX_EXPANSION + 8 * (levels + 1 + levels * width)
+    limit = jsonsnap._schema.shape.MAX_EXPANSION + 8 * (levels + 1 + levels * width)
     assert len(schema.root.expansion()) <= limit
     with contextlib.suppress(SchemaError):
         loads(doc, schema=schema)

@@ -19,7 +19,7 @@ import pytest
 import jsonsnap
 from chunking import chunkings
 from jsonsnap import Parser, Schema, SchemaError
-from jsonsnap._schema import compile as _schema
+from jsonsnap._schema import equality as _schema
 
 Seen = tuple[int, str, str, tuple[str | int, ...]]
 

@@ -20,6 +20,8 @@ from hypothesis import strategies as st
 
 import jsonsnap
 import jsonsnap._schema.to_types as typed
+import jsonsnap._schema.views as views
+import jsonsnap._schema.walk as walk
 from chunking import chunkings, random_splits
 from effort import examples
 from jsonsnap import NOT_YET, Parser, SchemaError
@@ -178,8 +180,8 @@ def test_a_view_after_every_fragment_costs_what_changed(monkeypatch: pytest.Monk
     """Finished records are shown by the same objects, and the frames a view walks do not
     grow with the number of finished records."""
     frames = [0]
-    viewing = typed._Viewer.viewing
-    matching = typed._Walk.matching
+    viewing = views._Viewer.viewing
+    matching = walk._Walk.matching
 
     def counted(f: Any) -> Any:
         def wrapper(*args: Any) -> Any:
@@ -188,8 +190,8 @@ def test_a_view_after_every_fragment_costs_what_changed(monkeypatch: pytest.Monk
 
         return wrapper
 
-    monkeypatch.setattr(typed._Viewer, "viewing", counted(viewing))
-    monkeypatch.setattr(typed._Walk, "matching", counted(matching))
+    monkeypatch.setattr(views._Viewer, "viewing", counted(viewing))
+    monkeypatch.setattr(walk._Walk, "matching", counted(matching))
     walked = []
     for n in (20, 200):
         text = records_text(n)

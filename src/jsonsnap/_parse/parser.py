@@ -23,12 +23,13 @@ from .grammar import DONE, PLAIN_CHARS, SIMPLE_ESCAPES, STRING
 from .observer import NOTHING
 from .options import flag, resolve, schema_options, steps
 from .parts import CLOSED, FAILED, OPEN, Life, make_automaton, make_tree
-from .tolerant import Repair, Tolerant, repairs_of
+from .repairs import Repair, repairs_of
+from .tolerant import Tolerant
 from .tree import Tree, copy_value, walk
 from .watched import WatchedTree
 
 if TYPE_CHECKING:
-    from .._schema.compile import Schema
+    from .._schema.schema import Schema
     from .._schema.side import FieldState, SchemaSide
 
 __all__ = ["Parser"]

@@ -69,9 +69,10 @@ from .._errors import SchemaError
 from .._parse.grammar import TOP
 from .._parse.observer import Cursor
 from .._parse.watched import WatchedTree
-from .compile import ARRAY, BOOLEAN, NULL, NUMBER, OBJECT, STRING, Shape, kind_of
+from .equality import ARRAY, BOOLEAN, NULL, NUMBER, OBJECT, STRING, kind_of
 from .faults import Branch, Fault, Report, alive
 from .frames import KIND, NO_GROUPS, NOT_SIMPLE, Checks, Frame
+from .shape import Shape
 from .strings import Leaf, TextChecks
 
 __all__ = ["SchemaChecker"]

@@ -22,7 +22,8 @@ from typing import Any
 
 from .._errors import SchemaError
 from .._parse.observer import Cursor, Key, depth_of, path_of
-from .compile import Shape, describe
+from .equality import describe
+from .shape import Shape
 
 __all__ = [
     "MAX_PATH_STEPS",

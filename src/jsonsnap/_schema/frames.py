@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .compile import (
+from .equality import (
     ARRAY,
     BOOLEAN,
     INTEGER,
@@ -26,16 +26,15 @@ from .compile import (
     NUMBER,
     OBJECT,
     STRING,
-    Shape,
     canonical,
     describe,
     integral,
     json_equal,
     kind_of,
-    number_fault,
     type_names,
 )
 from .faults import Branch, Fault, Group, Report, Where, alive, settle
+from .shape import Shape, number_fault
 from .strings import Leaf, refused
 
 __all__ = ["KIND", "NOT_SIMPLE", "NO_GROUPS", "NUMBERS", "Checks", "Frame"]

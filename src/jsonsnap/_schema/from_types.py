@@ -92,7 +92,8 @@ import copy
 import math
 from typing import Any, get_args
 
-from .pytypes import (  # the shared helpers of the type modules
+from .to_types import ConversionError, convert
+from .type_kinds import (  # the shared helpers of the type modules
     _NAMED,
     NOT_YET,
     _Field,
@@ -109,7 +110,8 @@ from .pytypes import (  # the shared helpers of the type modules
     _tuple_items,
     _type_name,
 )
-from .to_types import ConversionError, convert, type_at, view
+from .views import view
+from .walk import type_at
 
 __all__ = ["NOT_YET", "ConversionError", "convert", "schema_of", "type_at", "view"]
 
@@ -193,6 +195,27 @@ def _rename_refs(node: Any, renamed: dict[str, str]) -> None:
             _rename_refs(value, renamed)
 
 
+def _literal_schema(tp: Any, where: str) -> _Schema:
+    values = [copy.deepcopy(_literal_json(v)) for v in get_args(tp)]
+    for value in values:
+        if not _is_json(value):
+            raise TypeError(
+                f"cannot express {_type_name(tp)} as JSON Schema: {value!r} is not a "
+                f"JSON value (at {where})"
+            )
+    return {"const": values[0]} if len(values) == 1 else {"enum": values}
+
+
+def _enum_schema(tp: Any, where: str) -> _Schema:
+    for member in tp:
+        if not _is_json(member.value):
+            raise TypeError(
+                f"cannot express {_type_name(tp)} as JSON Schema: the value of "
+                f"{member.name}, {member.value!r}, is not a JSON value (at {where})"
+            )
+    return {"enum": [copy.deepcopy(member.value) for member in tp]}
+
+
 class _SchemaWriter:
     """Writes the schema of one root type: named types are written once, referenced after."""
 
@@ -265,32 +288,11 @@ class _SchemaWriter:
         if kind == "tuple":
             return self.tuple_schema(tp, where)
         if kind == "dict":
-            args = get_args(tp)
-            if not args:
-                return {"type": "object"}
-            if args[0] is not str:
-                raise TypeError(
-                    f"cannot express {_type_name(tp)} as JSON Schema: the keys of a JSON "
-                    f"object are strings, use str (at {where})"
-                )
-            return {"type": "object", "additionalProperties": self.schema(args[1], f"{where}{{}}")}
+            return self.dict_schema(tp, where)
         if kind == "literal":
-            values = [copy.deepcopy(_literal_json(v)) for v in get_args(tp)]
-            for value in values:
-                if not _is_json(value):
-                    raise TypeError(
-                        f"cannot express {_type_name(tp)} as JSON Schema: {value!r} is not a "
-                        f"JSON value (at {where})"
-                    )
-            return {"const": values[0]} if len(values) == 1 else {"enum": values}
+            return _literal_schema(tp, where)
         if kind == "enum":
-            for member in tp:
-                if not _is_json(member.value):
-                    raise TypeError(
-                        f"cannot express {_type_name(tp)} as JSON Schema: the value of "
-                        f"{member.name}, {member.value!r}, is not a JSON value (at {where})"
-                    )
-            return {"enum": [copy.deepcopy(member.value) for member in tp]}
+            return _enum_schema(tp, where)
         if kind == "union":
             return {"anyOf": [self.schema(member, where) for member in _members(tp)]}
         if kind == "annotated":
@@ -303,19 +305,33 @@ class _SchemaWriter:
         if kind in ("dataclass", "typeddict"):
             return self.object_schema(tp, kind, where)
         if kind == "namedtuple":
-            fields = self.fields(tp, kind, where)
-            array: _Schema = {"type": "array"}
-            if fields:
-                array["prefixItems"] = [
-                    self.schema(f.tp, f"{where}[{i}]") for i, f in enumerate(fields)
-                ]
-            array["minItems"] = sum(f.required for f in fields)
-            array["maxItems"] = len(fields)
-            array["items"] = False
-            return array
+            return self.namedtuple_schema(tp, where)
         if kind == "pydantic":
             return self.pydantic_schema(tp)
         raise TypeError(f"cannot express {_type_name(tp)} as JSON Schema (at {where})")
+
+    def dict_schema(self, tp: Any, where: str) -> _Schema:
+        args = get_args(tp)
+        if not args:
+            return {"type": "object"}
+        if args[0] is not str:
+            raise TypeError(
+                f"cannot express {_type_name(tp)} as JSON Schema: the keys of a JSON "
+                f"object are strings, use str (at {where})"
+            )
+        return {"type": "object", "additionalProperties": self.schema(args[1], f"{where}{{}}")}
+
+    def namedtuple_schema(self, tp: Any, where: str) -> _Schema:
+        fields = self.fields(tp, "namedtuple", where)
+        array: _Schema = {"type": "array"}
+        if fields:
+            array["prefixItems"] = [
+                self.schema(f.tp, f"{where}[{i}]") for i, f in enumerate(fields)
+            ]
+        array["minItems"] = sum(f.required for f in fields)
+        array["maxItems"] = len(fields)
+        array["items"] = False
+        return array
 
     def fields(self, tp: type, kind: _Kind, where: str) -> tuple[_Field, ...]:
         try:

@@ -27,8 +27,9 @@ from .._parse.options import Options
 from .._parse.tree import copy_value, walk
 from .._parse.watched import CheckingTree
 from .checker import SchemaChecker
-from .compile import Schema, Shape
 from .faults import alive
+from .schema import Schema
+from .shape import Shape
 
 if TYPE_CHECKING:
     from .._parse.parser import Parser
@@ -71,8 +72,8 @@ class SchemaSide:
         checks against it."""
         self.parser = parser  # its position, error and is_complete(), asked for when needed
         self.taken: dict[tuple[str | int, ...], int] = {}
-        self.marks: Any = None  # the violations' paths (to_types.Marks), made when first needed
-        self.live: dict[bool, Any] = {}  # view() between calls (to_types.LiveView), per defaults
+        self.marks: Any = None  # the violations' paths (views.Marks), made when first needed
+        self.live: dict[bool, Any] = {}  # view() between calls (views.LiveView), per defaults
         self.auto: Automaton | None = None  # the parser's automaton (see reading)
         self.checker: SchemaChecker | None = None
         self.tree: CheckingTree | None = None
@@ -161,11 +162,11 @@ class SchemaSide:
         return found
 
     def _marked(self) -> Any:
-        """The paths of the violations found so far (a ``to_types.Marks``, brought up to
+        """The paths of the violations found so far (a ``views.Marks``, brought up to
         date)."""
         marks = self.marks
         if marks is None:
-            from .to_types import Marks
+            from .views import Marks
 
             marks = self.marks = Marks()
         error = self.parser.error
@@ -209,7 +210,7 @@ class SchemaSide:
     def view(self, defaults: bool, copy: bool) -> Any:
         """``Parser.view`` (the parser has checked that the schema is a Python type)."""
         from .from_types import NOT_YET
-        from .to_types import LiveView, view_marked
+        from .views import LiveView, view_marked
 
         root = self._root()
         if root is NOTHING:

@@ -9,8 +9,8 @@ from __future__ import annotations
 from bisect import bisect_left
 from typing import TYPE_CHECKING, Any
 
-from .compile import Shape
 from .faults import Branch, Fault, Report, alive
+from .shape import Shape
 
 if TYPE_CHECKING:
     from .frames import Checks, Frame

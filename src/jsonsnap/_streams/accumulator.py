@@ -17,7 +17,7 @@ from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, It
 from typing import Any, ClassVar, Protocol, TypeVar
 
 from .._errors import StreamError, describe
-from .._parse.tolerant import repairs_of
+from .._parse.repairs import repairs_of
 from ..sse import ServerSentEvent, SSEDecoder
 from .body import CHUNK_TYPES, BodyDecoder, BodyHead, as_async, body_items, misuse_hint
 from .envelope import DONE, event_data

@@ -17,7 +17,7 @@ from typing import Any, Final
 
 from .._errors import JSONDecodeError
 from .._parse.parser import Parser
-from .._parse.tolerant import Repair
+from .._parse.repairs import Repair
 
 #: What a parser's snapshot gives when it shows nothing yet (no JSON value is this object).
 NOTHING: Final[Any] = object()

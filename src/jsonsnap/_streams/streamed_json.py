@@ -16,7 +16,7 @@ from typing import Any, ClassVar, Literal
 from .. import Change, FieldState, JSONDecodeError, Parser, Path, Repair, Schema, SchemaError
 from .._parse.changes import subscription
 from .._parse.grammar import EXTRA_DATA
-from .._parse.tolerant import repairs_of
+from .._parse.repairs import repairs_of
 from .glued import NOTHING, GluedValues
 
 Status = Literal["streaming", "complete", "incomplete", "invalid"]

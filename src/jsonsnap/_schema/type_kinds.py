@@ -1,6 +1,7 @@
-"""What kind of type a type is, the fields of a class, and JSON values as types see them: the
-one dispatch (:func:`_kind`) that the schema writer (``_types``) and the converters
-(``_typed``) walk types with, and the :data:`NOT_YET` marker of a partial view.
+"""What kind of Python type a type is, the fields of a class, and JSON values as types see them:
+the one dispatch (:func:`_kind`) that the schema writer (``from_types``) and the walks over
+values (``walk``, ``to_types``, ``views``) read types with, and the :data:`NOT_YET` marker of a
+partial view.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import weakref
 from collections.abc import Callable
 from typing import Any, Literal, TypeAlias, Union, get_args, get_origin
 
-__all__ = ["NOT_YET"]  # and the helpers _types and _typed import by name
+__all__ = ["NOT_YET"]  # and the helpers the type modules import by name
 
 _Path: TypeAlias = tuple[str | int, ...]
 _Schema: TypeAlias = dict[str, Any]
