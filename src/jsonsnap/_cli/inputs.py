@@ -33,7 +33,7 @@ from typing import IO, Any
 from .. import JSONDecodeError, Schema, loads
 from .._eventstream import PRELUDE
 from .._streams.body import BODY_HEAD, body_kind
-from ..bedrock import EventStreamDecoder, EventStreamMessage, event_of, starts_eventstream
+from ..bedrock import EventStreamDecoder, EventStreamMessage, starts_eventstream
 from ..sse import ServerSentEvent, iter_events
 from ..streams import PROTOCOLS, Accumulator, StreamError, ToolInput, Update, detect, tool_schemas
 
@@ -117,12 +117,7 @@ def echoed_tools(kind: str, early: list[Any]) -> dict[str, Schema] | None:
 
 def protocol_of(event: ServerSentEvent | EventStreamMessage) -> str | None:
     """The protocol an event belongs to (by its name or its data; a binary message by the
-    event it carries), or ``None`` when this one cannot tell."""
-    if isinstance(event, EventStreamMessage):
-        try:
-            return detect(event_of(event))
-        except StreamError:
-            return None
+    event it carries), or ``None`` when this one cannot tell: :func:`~jsonsnap.streams.detect`."""
     return detect(event)
 
 
