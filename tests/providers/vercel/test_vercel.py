@@ -166,11 +166,18 @@ def test_every_recording_round_trips(protocol: str, path: Path) -> None:
     assert got == texts
     calls = [p for p in parts if p["type"].startswith("tool-")]
     assert len(calls) == len(sent) == len(dec.tools)
+    deltas: dict[str, str] = {}  # each call's inputTextDelta, joined: the text it was sent
+    for chunk in chunks_of(body):
+        if isinstance(chunk, dict) and chunk["type"] == "tool-input-delta":
+            deltas[chunk["toolCallId"]] = (
+                deltas.get(chunk["toolCallId"], "") + chunk["inputTextDelta"]
+            )
     ends = zip(sorted(sent.items()), calls, dec.tool_calls(), strict=True)
     for n, ((_, tool), part, back) in enumerate(ends, 1):
         call_id = call_id_expected(protocol, tool, n)
         assert part["type"] == f"tool-{tool.name}" and part["toolCallId"] == call_id
         assert back.raw == text_held(protocol, tool) and back.id == call_id
+        assert deltas.get(call_id, "") == tool.raw  # the provider's text, all of it, as it came
         if tool.complete:
             assert part["state"] == "input-available" and back.complete
             assert_same_json(tool.final(), part["input"], path.name)
