@@ -35,7 +35,7 @@ from .._eventstream import PRELUDE
 from .._streams.body import BODY_HEAD, body_kind
 from ..bedrock import EventStreamDecoder, EventStreamMessage, starts_eventstream
 from ..sse import ServerSentEvent, iter_events
-from ..streams import PROTOCOLS, Accumulator, StreamError, ToolInput, Update, detect, tool_schemas
+from ..streams import PROTOCOLS, Accumulator, StreamError, ToolInput, Update, tool_schemas
 
 __all__ = [
     "MAX_WAIT",
@@ -49,7 +49,6 @@ __all__ = [
     "body_kind",
     "echoed_tools",
     "events",
-    "protocol_of",
     "protocols",
     "schema_file",
 ]
@@ -113,12 +112,6 @@ def echoed_tools(kind: str, early: list[Any]) -> dict[str, Schema] | None:
         return tool_schemas(tools) or None
     except (TypeError, ValueError):
         return None
-
-
-def protocol_of(event: ServerSentEvent | EventStreamMessage) -> str | None:
-    """The protocol an event belongs to (by its name or its data; a binary message by the
-    event it carries), or ``None`` when this one cannot tell: :func:`~jsonsnap.streams.detect`."""
-    return detect(event)
 
 
 def events(chunks: Iterable[bytes]) -> Iterator[ServerSentEvent | EventStreamMessage]:

@@ -175,6 +175,7 @@ def test_every_recording_round_trips(protocol: str, path: Path) -> None:
     ends = zip(sorted(sent.items()), calls, dec.tool_calls(), strict=True)
     for n, ((_, tool), part, back) in enumerate(ends, 1):
         call_id = call_id_expected(protocol, tool, n)
+        assert call_id is not None  # (the stream needs one)
         assert part["type"] == f"tool-{tool.name}" and part["toolCallId"] == call_id
         assert back.raw == text_held(protocol, tool) and back.id == call_id
         assert deltas.get(call_id, "") == tool.raw  # the provider's text, all of it, as it came
