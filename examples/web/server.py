@@ -29,8 +29,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from jsonsnap._cli.inputs import events, protocol_of  # how `jsonsnap replay` tells a recording
-from jsonsnap.streams import PROTOCOLS, StreamError
+from jsonsnap._cli.inputs import events  # how `jsonsnap replay` reads a recording
+from jsonsnap.streams import PROTOCOLS, StreamError, detect
 from jsonsnap.vercel import HEADERS, ui_message_stream
 
 HERE = Path(__file__).resolve().parent
@@ -50,7 +50,7 @@ def protocol_of_recording(body: bytes) -> str:
     """The protocol of a recording, told by its first events; a one-line exit otherwise."""
     try:
         for event in events([body]):
-            name = protocol_of(event)
+            name = detect(event)
             if name is not None:
                 return name
     except StreamError as exc:

@@ -19,6 +19,7 @@ import pytest
 
 import jsonsnap
 from jsonsnap.anthropic import MessageAccumulator
+from jsonsnap.bedrock import EventStreamDecoder, EventStreamMessage
 from jsonsnap.openai import ChatCompletionAccumulator, ResponseAccumulator
 from jsonsnap.sse import ServerSentEvent, SSEDecoder
 from jsonsnap.streams import (
@@ -96,6 +97,21 @@ def test_detect_tells_each_recording_by_its_first_event(protocol: str, path: Pat
     first, data = first_event(path)
     assert detect(first) == protocol
     assert detect(data) == protocol
+    if path.suffix == ".bin":  # the binary message itself, as the decoder gives it
+        message = EventStreamDecoder().feed(path.read_bytes())[0]
+        assert detect(message) == protocol
+
+
+def test_detect_reads_a_binary_message_by_the_event_it_carries() -> None:
+    def message(kind: str, **headers: str) -> EventStreamMessage:
+        return EventStreamMessage({":message-type": kind, **headers}, b"{}")
+
+    assert detect(message("event", **{":event-type": "messageStart"})) == "bedrock"
+    assert detect(message("event", **{":event-type": "chunk"})) == "bedrock-anthropic"
+    assert detect(message("exception", **{":exception-type": "throttlingException"})) == "bedrock"
+    # An error message, or one that is no event: it cannot tell.
+    assert detect(message("error", **{":error-code": "x", ":error-message": "y"})) is None
+    assert detect(message("other")) is None
 
 
 def test_detect_says_none_when_it_cannot_tell() -> None:

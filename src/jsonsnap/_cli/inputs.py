@@ -33,9 +33,9 @@ from typing import IO, Any
 from .. import JSONDecodeError, Schema, loads
 from .._eventstream import PRELUDE
 from .._streams.body import BODY_HEAD, body_kind
-from ..bedrock import EventStreamDecoder, EventStreamMessage, event_of, starts_eventstream
+from ..bedrock import EventStreamDecoder, EventStreamMessage, starts_eventstream
 from ..sse import ServerSentEvent, iter_events
-from ..streams import PROTOCOLS, Accumulator, StreamError, ToolInput, Update, detect, tool_schemas
+from ..streams import PROTOCOLS, Accumulator, StreamError, ToolInput, Update, tool_schemas
 
 __all__ = [
     "MAX_WAIT",
@@ -49,7 +49,6 @@ __all__ = [
     "body_kind",
     "echoed_tools",
     "events",
-    "protocol_of",
     "protocols",
     "schema_file",
 ]
@@ -113,17 +112,6 @@ def echoed_tools(kind: str, early: list[Any]) -> dict[str, Schema] | None:
         return tool_schemas(tools) or None
     except (TypeError, ValueError):
         return None
-
-
-def protocol_of(event: ServerSentEvent | EventStreamMessage) -> str | None:
-    """The protocol an event belongs to (by its name or its data; a binary message by the
-    event it carries), or ``None`` when this one cannot tell."""
-    if isinstance(event, EventStreamMessage):
-        try:
-            return detect(event_of(event))
-        except StreamError:
-            return None
-    return detect(event)
 
 
 def events(chunks: Iterable[bytes]) -> Iterator[ServerSentEvent | EventStreamMessage]:

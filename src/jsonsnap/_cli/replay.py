@@ -35,6 +35,7 @@ from typing import Any
 
 from .. import JSONDecodeError, loads
 from ..bedrock import EventStreamMessage, event_of
+from ..streams import detect
 from .inputs import (
     MAX_WAIT,
     Accumulator,
@@ -47,7 +48,6 @@ from .inputs import (
     body_kind,
     echoed_tools,
     events,
-    protocol_of,
     protocols,
 )
 from .render import body_lines, pinned_lines, tail_lines
@@ -420,7 +420,7 @@ class Replay:
         return accumulator(kind, schemas, repair=self.repair, compatible=self.compatible)
 
     def _detect(self, event: Any) -> str | None:
-        kind = protocol_of(event)
+        kind = detect(event)
         if kind is None and isinstance(event, EventStreamMessage):
             try:
                 named = event_of(event)

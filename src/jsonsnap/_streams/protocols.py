@@ -5,7 +5,8 @@ accumulator class, in the order of the names. It is a plain table of where each 
 (:data:`TABLE`, as httpx's ``SUPPORTED_DECODERS``): nothing registers itself, and a provider's
 module is imported the first time its class is looked up (``PROTOCOLS["gemini"]``, or going
 over the values), never before. :func:`detect` asks each class whether an event is its own, so
-it loads them all, when it is first called.
+it loads them all, when it is first called (a Bedrock binary message is read as the event it
+carries by Bedrock's own ``event_of``, imported then).
 
 A new protocol is one line of :data:`TABLE` (and its module, which imports the contract, never
 this table's other modules).
@@ -18,6 +19,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any, Final
 
 from .._errors import StreamError
+from .._eventstream import EventStreamMessage
 from ..sse import ServerSentEvent
 from .envelope import event_data
 
@@ -72,9 +74,12 @@ class Protocols(Mapping[str, "type[Accumulator]"]):
 PROTOCOLS: Final = Protocols()
 
 
-def detect(data: Mapping[str, Any] | ServerSentEvent) -> str | None:
+def detect(data: Mapping[str, Any] | ServerSentEvent | EventStreamMessage) -> str | None:
     """Which protocol an event belongs to (a name in :data:`PROTOCOLS`), or ``None`` when this
-    event cannot tell (an ``error``, ``[DONE]``, data that is not a JSON object)."""
+    event cannot tell (an ``error``, ``[DONE]``, data that is not a JSON object). ``data``: an
+    event's decoded data, a :class:`~jsonsnap.sse.ServerSentEvent`, or a decoded
+    :class:`~jsonsnap.bedrock.EventStreamMessage` (Bedrock's binary framing: told by the event
+    it carries, ``"bedrock"`` or ``"bedrock-anthropic"``; an error message cannot tell)."""
     if isinstance(data, ServerSentEvent):
         named = detect({"type": data.event})
         if named is not None:
@@ -84,6 +89,13 @@ def detect(data: Mapping[str, Any] | ServerSentEvent) -> str | None:
         except StreamError:
             return None
         return detect(decoded) if isinstance(decoded, Mapping) else None
+    if isinstance(data, EventStreamMessage):
+        from ..bedrock import event_of  # (the provider's reading of its framing; see above)
+
+        try:
+            return detect(event_of(data))
+        except StreamError:
+            return None
     for name, cls in PROTOCOLS.items():
         if cls.looks_like(data):
             return name

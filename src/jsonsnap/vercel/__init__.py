@@ -18,11 +18,19 @@ what every update carries, so one encoder serves every protocol:
   order it came;
 - a tool call (``update.tool``) becomes ``tool-input-start`` (once its name is known, or its
   first fragment is), a ``tool-input-delta`` per fragment (``inputTextDelta`` is exactly the
-  JSON text the provider sent), and when its input ends ``tool-input-available`` with ``input``
-  the strict value (:meth:`ToolInput.final`), or ``tool-input-error`` when the input is invalid
-  or was cut off (``input`` the raw text, or the value that breaks its schema; ``errorText``
-  why). Several calls may stream at once;
-- the stream is framed by ``start`` (``messageId``) and ``start-step``, and ended by
+  JSON text the provider sent: all of it, as it came), and when its input ends
+  ``tool-input-available`` with ``input`` the strict value (:meth:`ToolInput.final`), or
+  ``tool-input-error`` when the input is invalid or was cut off (``input`` the raw text, or
+  the value that breaks its schema; ``errorText`` why). Several calls may stream at once. Its
+  ``toolCallId`` is the provider's id; a call that has none (Gemini's, where the API gives
+  none) is ``call-<n>``, the n-th call of the message, as the stream needs one. A call that
+  sent no text (Bedrock's, for a tool without parameters) sends no delta, and its ``input`` is
+  ``{}``. Arguments holding several values glued together, which the accumulator reads as one
+  call each (a compatible server's parallel calls), go out as they came, under the first call:
+  its ``input`` is the first value (the client's live input shows that one too), and each
+  other value then comes as a call of its own;
+- the stream is framed by ``start`` (``messageId``: the result's id, Gemini's ``responseId``;
+  a new ``msg-<uuid>`` for a provider with none, as Bedrock) and ``start-step``, and ended by
   ``finish-step``, ``finish`` (``finishReason``, from the provider's stop reason by
   :func:`finish_reason_of` when the accumulator is given) and ``[DONE]``; a
   :class:`StreamError` ends it with an ``error`` chunk instead (every call still streaming

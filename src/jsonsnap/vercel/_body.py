@@ -11,10 +11,18 @@ from ..streams import Accumulator, StreamError, Update
 from ._encoder import UIMessageEncoder
 from ._protocol import DONE, finish_reason_of, sse
 
+#: The key of the message's id in a protocol's result, where it is not ``"id"``: Gemini's
+#: ``responseId``. (Bedrock's result has none, nor a UI message stream without ``start``.)
+_ID_KEYS: Final = {"gemini": "responseId"}
+
 
 def _id_of(accumulator: Accumulator | None) -> str | None:
-    result = None if accumulator is None else accumulator.result
-    found = result.get("id") if isinstance(result, Mapping) else None
+    """The id of the message the accumulator's result is (``None``: it has none)."""
+    if accumulator is None:
+        return None
+    result = accumulator.result
+    key = _ID_KEYS.get(accumulator.protocol, "id")
+    found = result.get(key) if isinstance(result, Mapping) else None
     return found if isinstance(found, str) and found else None
 
 
@@ -83,7 +91,8 @@ def ui_message_stream(
     from the updates of an accumulator (``acc.updates(body)``, or ``feed()``'s).
 
     ``accumulator``: the one the updates come from; the ``messageId`` is then its result's id
-    (unless ``message_id`` is given) and ``finish`` carries its finish reason
+    (Gemini's ``responseId``; unless ``message_id`` is given; a new ``msg-<uuid>`` when the
+    result has none, as Bedrock's) and ``finish`` carries its finish reason
     (:func:`finish_reason_of`); of a stream with several answers (a Chat Completions stream
     with several choices, a Gemini stream with several candidates), only the first (index 0)
     goes into the message, as a UI message is one answer (without ``accumulator``, every

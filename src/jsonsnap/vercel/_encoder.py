@@ -18,15 +18,17 @@ _PROVIDER_EXECUTED: Final = frozenset({"server_tool_use", "mcp_tool_use", "mcp_c
 
 
 class _Call:
-    """A tool call being encoded: its id and name as sent, and whether its input has ended."""
+    """A tool call being encoded: its id and name as sent, how much of its text was sent
+    (``sent``, in characters), and whether its input has ended."""
 
-    __slots__ = ("executed", "id", "name", "over", "tool")
+    __slots__ = ("executed", "id", "name", "over", "sent", "tool")
 
     def __init__(self, tool: ToolInput, call_id: str, executed: bool) -> None:
         self.tool = tool  # kept: the key of the calls is its id()
         self.id = call_id
         self.name = tool.name
         self.executed = executed
+        self.sent = 0
         self.over = False
 
 
@@ -102,11 +104,14 @@ class UIMessageEncoder:
         elif update.fragment and not call.over:
             out.append(self._delta(call, update.fragment))
         if tool.ended and not call.over:
+            if len(tool.raw) > call.sent:  # the text's end, which came with an earlier update
+                out.append(self._delta(call, tool.raw[call.sent :]))
             out.append(self._end_call(call))
         return out
 
     @staticmethod
     def _delta(call: _Call, text: str) -> dict[str, Any]:
+        call.sent += len(text)
         return {"type": "tool-input-delta", "toolCallId": call.id, "inputTextDelta": text}
 
     @staticmethod
