@@ -124,7 +124,7 @@ class UIMessageAccumulator(Accumulator):
         tool = self._tools.get(place)
         part = self._parts()[place]
         if tool is None:
-            self._append(part, "text", half)
+            self._fields.append(part, "text", half)
         elif not tool.ended:
             shown = part.get("state") == "input-streaming"  # (not once an output came)
             if shown:
@@ -139,21 +139,21 @@ class UIMessageAccumulator(Accumulator):
     def _flag(self, event: Mapping[str, Any], key: str) -> bool | None:
         value = event.get(key)
         if value is not None and type(value) is not bool:
-            raise self._malformed(f"{key} is {describe(value)}, not a boolean")
+            raise self._fields.malformed(f"{key} is {describe(value)}, not a boolean")
         return value
 
     def _metadata(self, event: Mapping[str, Any]) -> Mapping[str, Any] | None:
         value = event.get("providerMetadata")
         if value is None:
             return None
-        metadata = self._mapping(value, "providerMetadata")
+        metadata = self._fields.mapping(value, "providerMetadata")
         for inner in metadata.values():
-            self._mapping(inner, "a provider's metadata")
+            self._fields.mapping(inner, "a provider's metadata")
         return metadata
 
     def _part_id(self, event: Mapping[str, Any], open_parts: dict[str, int]) -> int:
         """The place of the open part a delta or end is about."""
-        part_id = self._str(event.get("id"), "the part id")
+        part_id = self._fields.string(event.get("id"), "the part id")
         place = open_parts.get(part_id)
         if place is None:
             kind = self._kind.partition("-")[0]
@@ -165,12 +165,12 @@ class UIMessageAccumulator(Accumulator):
         try:
             return dump(value)
         except (TypeError, ValueError) as exc:
-            raise self._malformed(f"{what} is not JSON: {exc}") from None
+            raise self._fields.malformed(f"{what} is not JSON: {exc}") from None
 
     # -- the message -----------------------------------------------------------------------
 
     def _start(self, event: Mapping[str, Any]) -> list[Update]:
-        message_id = self._opt_str(event.get("messageId"), "the messageId")
+        message_id = self._fields.opt_string(event.get("messageId"), "the messageId")
         metadata = event.get("messageMetadata")
         had = self.message is not None
         self._parts()
@@ -203,7 +203,7 @@ class UIMessageAccumulator(Accumulator):
         return [Update("message-metadata")]
 
     def _finish(self, event: Mapping[str, Any]) -> list[Update]:
-        reason = self._opt_str(event.get("finishReason"), "the finishReason")
+        reason = self._fields.opt_string(event.get("finishReason"), "the finishReason")
         self._parts()
         self._merge_metadata(event.get("messageMetadata"))
         if reason is not None:
@@ -216,7 +216,7 @@ class UIMessageAccumulator(Accumulator):
         return [Update("abort")]
 
     def _error_chunk(self, event: Mapping[str, Any]) -> list[Update]:
-        text = self._str(event.get("errorText"), "the errorText")
+        text = self._fields.string(event.get("errorText"), "the errorText")
         raise StreamError(text, error_type="error")
 
     def _start_step(self, event: Mapping[str, Any]) -> list[Update]:
@@ -237,7 +237,7 @@ class UIMessageAccumulator(Accumulator):
 
     def _open(self, event: Mapping[str, Any]) -> list[Update]:
         reasoning = self._kind == "reasoning-start"
-        part_id = self._str(event.get("id"), "the part id")
+        part_id = self._fields.string(event.get("id"), "the part id")
         metadata = self._metadata(event)
         parts = self._shown()
         part = text_part(reasoning, part_id, metadata)
@@ -248,10 +248,10 @@ class UIMessageAccumulator(Accumulator):
     def _grow_text(self, event: Mapping[str, Any]) -> list[Update]:
         reasoning = self._kind == "reasoning-delta"
         place = self._part_id(event, self._reasoning if reasoning else self._text)
-        text = self._str(event.get("delta"), "the delta")
+        text = self._fields.string(event.get("delta"), "the delta")
         metadata = self._metadata(event)
         part = self._shown()[place]
-        self._append(part, "text", self._halves.join(place, text))
+        self._fields.append(part, "text", self._halves.join(place, text))
         if metadata is not None:
             part["providerMetadata"] = metadata
         return [Update(self._kind, place, part, text=text, thinking=reasoning)]
@@ -273,8 +273,8 @@ class UIMessageAccumulator(Accumulator):
 
     def _call_head(self, event: Mapping[str, Any]) -> tuple[str, str, bool, bool | None]:
         """The toolCallId, toolName, dynamic and providerExecuted of a chunk that names both."""
-        call_id = self._str(event.get("toolCallId"), "the toolCallId")
-        name = self._str(event.get("toolName"), "the toolName")
+        call_id = self._fields.string(event.get("toolCallId"), "the toolCallId")
+        name = self._fields.string(event.get("toolName"), "the toolName")
         dynamic = self._flag(event, "dynamic") is True
         return call_id, name, dynamic, self._flag(event, "providerExecuted")
 
@@ -315,7 +315,7 @@ class UIMessageAccumulator(Accumulator):
         return [Update(self._kind, place, part, tool=tool)]
 
     def _streamed(self, event: Mapping[str, Any]) -> tuple[int, ToolInput]:
-        call_id = self._str(event.get("toolCallId"), "the toolCallId")
+        call_id = self._fields.string(event.get("toolCallId"), "the toolCallId")
         found = self._streaming.get(call_id)
         if found is None:
             raise StreamError(f"{self._kind} for tool call {call_id!r}, which has not started")
@@ -324,7 +324,7 @@ class UIMessageAccumulator(Accumulator):
 
     def _tool_input_delta(self, event: Mapping[str, Any]) -> list[Update]:
         place, tool = self._streamed(event)
-        text = self._str(event.get("inputTextDelta"), "the inputTextDelta")
+        text = self._fields.string(event.get("inputTextDelta"), "the inputTextDelta")
         part = self._parts()[place]
         if tool.ended:
             self._grow(tool, text)  # which refuses it, before anything changes
@@ -385,7 +385,7 @@ class UIMessageAccumulator(Accumulator):
 
     def _tool_input_error(self, event: Mapping[str, Any]) -> list[Update]:
         call_id, name, dynamic, executed = self._call_head(event)
-        text = self._str(event.get("errorText"), "the errorText")
+        text = self._fields.string(event.get("errorText"), "the errorText")
         metadata = self._metadata(event)
         place = self._in_step(dynamic, call_id)
         tool, raw = self._input_tool(event, name, call_id, place)
@@ -403,7 +403,7 @@ class UIMessageAccumulator(Accumulator):
         return [Update(self._kind, place, part, tool=tool, changed=True)]
 
     def _output_part(self, event: Mapping[str, Any]) -> tuple[int, dict[str, Any], bool]:
-        call_id = self._str(event.get("toolCallId"), "the toolCallId")
+        call_id = self._fields.string(event.get("toolCallId"), "the toolCallId")
         dynamic = self._flag(event, "dynamic") is True
         place = self._calls.get((dynamic, call_id))
         if place is None:
@@ -416,7 +416,7 @@ class UIMessageAccumulator(Accumulator):
         executed = self._flag(event, "providerExecuted")
         available = self._kind == "tool-output-available"
         preliminary = self._flag(event, "preliminary") if available else None
-        text = None if available else self._str(event.get("errorText"), "the errorText")
+        text = None if available else self._fields.string(event.get("errorText"), "the errorText")
         self._release(place)  # an input still streaming: the output shows all it streamed
         state, fields = output_fields(part, event, dynamic, preliminary, text)
         name = part.get("toolName", "")
@@ -429,9 +429,9 @@ class UIMessageAccumulator(Accumulator):
         required, optional = ATTACHED[self._kind]
         part: dict[str, Any] = {"type": self._kind}
         for key in required:
-            part[key] = self._str(event.get(key), f"the {key}")
+            part[key] = self._fields.string(event.get(key), f"the {key}")
         for key in optional:
-            value = self._opt_str(event.get(key), f"the {key}")
+            value = self._fields.opt_string(event.get(key), f"the {key}")
             if value is not None:
                 part[key] = value
         metadata = self._metadata(event)
@@ -443,7 +443,7 @@ class UIMessageAccumulator(Accumulator):
 
     def _data_part(self, event: Mapping[str, Any]) -> list[Update]:
         kind: str = event["type"]
-        data_id = self._opt_str(event.get("id"), "the data part id")
+        data_id = self._fields.opt_string(event.get("id"), "the data part id")
         if self._flag(event, "transient"):
             self._parts()
             return [Update(kind)]  # for the moment: never in the message
