@@ -41,6 +41,16 @@ _INFINITY: Final = float("inf")
 #: What a container's iterator gives at its end.
 _END: Final[Any] = object()
 _CONTAINERS: Final = (Mapping, list, tuple)
+#: The parameters of :func:`json_text` that its loop uses, in their order.
+_How = tuple[
+    str,
+    str,
+    Callable[[Any], str] | None,
+    str | None,
+    str | None,
+    Callable[[Any], Exception],
+    Callable[[], Exception],
+]
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -51,7 +61,7 @@ def json_string(text: str) -> str:
     """A string's JSON text (its quotes included), non-ASCII kept, lone surrogates escaped as
     ``\\uXXXX``."""
     quoted = _encode(text)
-    if _SURROGATE.search(quoted) is None:
+    if quoted.isascii() or _SURROGATE.search(quoted) is None:
         return quoted
     return _SURROGATE.sub(_escape, quoted)
 
@@ -108,14 +118,21 @@ def json_text(
     mapping, a list or a tuple, which raises for one it refuses. ``bad_key(key)`` and
     ``cycle()`` make the exception raised for a key that is not a string (``TypeError`` by
     default) and for a container inside itself (``ValueError``)."""
+    how = (comma, colon, number, nan, infinity, bad_key, cycle)
+    text = _write(value, how)
+    if surrogates and not text.isascii() and _SURROGATE.search(text) is not None:
+        return _SURROGATE.sub(_escape, text)
+    return text
+
+
+def _write(value: Any, how: _How) -> str:
+    """:func:`json_text`'s loop (surrogates kept); ``how``: its parameters, in their order."""
+    comma, colon, number, nan, infinity, bad_key, cycle = how
     out: list[str] = []
     append = out.append
-    # The containers open: the iterator of each one's items (of its pairs for a mapping),
-    # its closing bracket, and the container.
+    # The containers open: each one's iterator of items (of pairs), closing bracket, itself.
     stack: list[tuple[Iterator[Any], str, Any]] = []
-    # Only a cycle makes the stack grow without end: whether a container is open twice is
-    # checked each time the depth doubles (past 512), which costs time in proportion to it.
-    check_at = 512
+    check_at = 512  # the depth at which to look for a cycle next (see _check_cycle)
     item = value
     while True:
         kind = type(item)
@@ -129,14 +146,10 @@ def json_text(
             is_object = kind is dict or (kind is not list and isinstance(item, Mapping))
             items = iter(item.items()) if is_object else iter(item)
             first = next(items, _END)
-            if first is _END:
-                append("{}" if is_object else "[]")
-            else:
+            if first is not _END:
                 stack.append((items, "}" if is_object else "]", item))
                 if len(stack) >= check_at:
-                    if len({id(entry[2]) for entry in stack}) < len(stack):
-                        raise cycle()
-                    check_at *= 2
+                    check_at = _check_cycle(stack, cycle)
                 if is_object:
                     key, item = first
                     if type(key) is not str and not isinstance(key, str):
@@ -146,16 +159,13 @@ def json_text(
                     append("[")
                     item = first
                 continue
-        elif number is not None:
-            append(_encode(item) if isinstance(item, str) else number(item))
-        elif kind is int:
+            append("{}" if is_object else "[]")
+        elif kind is int and number is None:
             append(int.__repr__(item))
-        elif kind is float and item - item == 0.0:  # finite
+        elif kind is float and number is None and item - item == 0.0:  # finite
             append(float.__repr__(item))
-        elif isinstance(item, str):
-            append(_encode(item))
         else:
-            append(json_number(item, nan, infinity))
+            append(_scalar(item, number, nan, infinity))
         # The next item to write, closing the containers that are over.
         while stack:
             items, close, _ = stack[-1]
@@ -173,11 +183,30 @@ def json_text(
                 append(comma)
             break
         else:
-            break
-    text = "".join(out)
-    if surrogates and _SURROGATE.search(text) is not None:
-        return _SURROGATE.sub(_escape, text)
-    return text
+            return "".join(out)
+
+
+def _scalar(
+    item: Any, number: Callable[[Any], str] | None, nan: str | None, infinity: str | None
+) -> str:
+    """An item's text, not a string, ``None``, a boolean, a container, nor (without
+    ``number``) an int or a finite float: see :func:`json_text`."""
+    if number is not None:
+        return _encode(item) if isinstance(item, str) else number(item)
+    if isinstance(item, str):  # a str subclass
+        return _encode(item)
+    return json_number(item, nan, infinity)
+
+
+def _check_cycle(
+    stack: list[tuple[Iterator[Any], str, Any]], cycle: Callable[[], Exception]
+) -> int:
+    """Raise ``cycle()`` if a container is open twice; else the depth at which to look again.
+    Only a cycle makes the stack grow without end: looking each time the depth doubles (past
+    512) costs time in proportion to it."""
+    if len({id(entry[2]) for entry in stack}) < len(stack):
+        raise cycle()
+    return 2 * len(stack)
 
 
 def describe(value: object, *, as_json: bool = False, limit: int = 60) -> str:
