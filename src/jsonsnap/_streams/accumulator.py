@@ -16,7 +16,8 @@ import contextlib
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Mapping
 from typing import Any, ClassVar, TypeVar
 
-from .._errors import StreamError, describe
+from .._errors import StreamError
+from .._jsontext import describe
 from .._parse.tolerant import repairs_of
 from ..sse import ServerSentEvent, SSEDecoder
 from .body import CHUNK_TYPES, BodyDecoder, BodyHead, as_async, body_items, misuse_hint

@@ -13,7 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
-from .._errors import StreamError, describe
+from .._errors import StreamError
+from .._jsontext import describe
 from .update import Update
 
 _LEAVES = frozenset({str, int, float, bool, type(None)})

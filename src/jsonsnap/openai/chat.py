@@ -27,7 +27,7 @@ import bisect
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, ClassVar
 
-from .._errors import describe
+from .._jsontext import describe
 from .._streams.events import carry_out
 from ..sse import ServerSentEvent
 from ..streams import Accumulator, StreamError, ToolInput, Update
