@@ -1,4 +1,5 @@
-"""JSON text written without recursion, and values described for error messages.
+"""JSON text written without recursion, JSON-like data copied, and values described for error
+messages.
 
 :func:`json_text` is the package's one JSON writer: an explicit stack instead of recursion,
 so a value of any depth is written (``json.dumps`` raises ``RecursionError`` at about a
@@ -22,6 +23,9 @@ each place it is held; a cycle is refused.
 (``'abc'``, ``a list``, ``the class int``), or as a JSON document holds it (``null``,
 ``an object``, ``an array``).
 
+:func:`copy_data` copies JSON-like data without recursion (mappings as dicts, lists and tuples
+as lists, each container once: shared ones stay shared, a cycle stays a cycle).
+
 This module imports nothing of the package's: every layer may use it.
 """
 
@@ -32,7 +36,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Final
 
-__all__ = ["describe", "json_number", "json_string", "json_text"]
+__all__ = ["copy_data", "describe", "json_number", "json_string", "json_text"]
 
 #: A string's JSON text, non-ASCII kept (``json.dumps(text, ensure_ascii=False)``).
 _encode: Final[Callable[[str], str]] = json.encoder.encode_basestring
@@ -246,3 +250,35 @@ def describe(value: object, *, as_json: bool = False, limit: int = 60) -> str:
         name = type(value).__name__
         return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+#: The types :func:`copy_data` shares (no container is of these).
+_LEAVES: Final = frozenset({str, int, float, bool, type(None)})
+
+
+def copy_data(value: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of JSON-like data (an event's, as every accumulator keeps it): mappings become
+    dicts, lists and tuples lists, other values are shared. Made without recursion (any
+    depth), each container once (shared ones stay shared, a cycle stays a cycle)."""
+    copies: dict[int, Any] = {}
+    root: dict[str, Any] = {}
+    copies[id(value)] = root
+    stack: list[tuple[Any, Any]] = [(value, root)]
+    while stack:
+        source, target = stack.pop()
+        pairs = source.items() if isinstance(source, Mapping) else enumerate(source)
+        for key, item in pairs:
+            kind = type(item)
+            if kind in _LEAVES:
+                target[key] = item
+                continue
+            is_list = kind is list or kind is tuple
+            if is_list or kind is dict or isinstance(item, Mapping):
+                copy = copies.get(id(item))
+                if copy is None:
+                    copy = [None] * len(item) if is_list else {}
+                    copies[id(item)] = copy
+                    stack.append((item, copy))
+                item = copy
+            target[key] = item
+    return root

@@ -17,12 +17,12 @@ from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, It
 from typing import Any, ClassVar, TypeVar
 
 from .._errors import StreamError
-from .._jsontext import describe
+from .._jsontext import copy_data, describe
 from .._parse.tolerant import repairs_of
 from ..sse import ServerSentEvent, SSEDecoder
 from .body import CHUNK_TYPES, BodyDecoder, BodyHead, as_async, body_items, misuse_hint
 from .envelope import DONE, event_data
-from .events import copy_data, dump_event, error_from
+from .events import dump_event, error_from
 from .fields import EventFields
 from .protocols import PROTOCOLS, detect
 from .schemas import SchemaSide, output_schema_of, tool_schemas
