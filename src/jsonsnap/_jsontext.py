@@ -252,10 +252,6 @@ def describe(value: object, *, as_json: bool = False, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-#: The types :func:`copy_data` shares (no container is of these).
-_LEAVES: Final = frozenset({str, int, float, bool, type(None)})
-
-
 def copy_data(value: Mapping[str, Any]) -> dict[str, Any]:
     """A copy of JSON-like data (an event's, as every accumulator keeps it): mappings become
     dicts, lists and tuples lists, other values are shared. Made without recursion (any
@@ -266,19 +262,23 @@ def copy_data(value: Mapping[str, Any]) -> dict[str, Any]:
     stack: list[tuple[Any, Any]] = [(value, root)]
     while stack:
         source, target = stack.pop()
-        pairs = source.items() if isinstance(source, Mapping) else enumerate(source)
+        # Every item goes in at once; then each container in it is replaced by its copy.
+        if type(target) is list:
+            target.extend(source)
+            pairs: Any = enumerate(source)
+        else:
+            target.update(source if type(source) is dict else source.items())
+            pairs = source.items()
         for key, item in pairs:
             kind = type(item)
-            if kind in _LEAVES:
-                target[key] = item
+            if kind is str or kind is int or kind is float or kind is bool or item is None:
                 continue
             is_list = kind is list or kind is tuple
             if is_list or kind is dict or isinstance(item, Mapping):
                 copy = copies.get(id(item))
                 if copy is None:
-                    copy = [None] * len(item) if is_list else {}
+                    copy = [] if is_list else {}
                     copies[id(item)] = copy
                     stack.append((item, copy))
-                item = copy
-            target[key] = item
+                target[key] = copy
     return root
