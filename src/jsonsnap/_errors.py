@@ -8,8 +8,10 @@ the standard library's convention (lines split at ``\\n`` only, both 1-based). A
 events that reports an error, or breaks its protocol, raises :class:`StreamError` (published in
 :mod:`jsonsnap.streams`; the wire formats below the accumulators raise it too, so it is here).
 
-:func:`describe` shows a value the caller or a stream gave, in a message of any layer: short
-and safe (no huge repr, no recursion, no address), so that both builds say the same.
+:func:`describe` (defined in :mod:`jsonsnap._jsontext`, the other module of the bottom layer,
+and imported from there everywhere but in the parser's and the schema's layers, which still
+find it here) shows a value the caller or a stream gave, in a message of any layer: short and
+safe (no huge repr, no recursion, no address), so that both builds say the same.
 """
 
 from __future__ import annotations
@@ -24,7 +26,6 @@ __all__ = [
     "SchemaError",
     "SchemaWarning",
     "StreamError",
-    "describe",
 ]
 
 
@@ -209,19 +210,3 @@ SchemaError.__module__ = "jsonsnap"
 StreamError.__module__ = "jsonsnap.streams"
 SchemaDefinitionError.__module__ = "jsonsnap"
 SchemaWarning.__module__ = "jsonsnap"
-
-
-def describe(value: object) -> str:
-    """A short, safe description of a value for an error message: the repr of a short string,
-    a number, ``None`` or a bool; ``the class int`` for a class; ``a list``, ``an object`` (the
-    type's name) for the rest."""
-    if isinstance(value, str):
-        return repr(value) if len(value) <= 40 else repr(value[:40]) + "..."
-    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
-        return "a very large int"
-    if value is None or isinstance(value, (bool, int, float)):
-        return repr(value)
-    if isinstance(value, type):
-        return f"the class {value.__name__}"
-    name = type(value).__name__
-    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"

@@ -1,4 +1,5 @@
-"""JSON text written without recursion, and values described for error messages.
+"""JSON text written without recursion, JSON-like data copied, and values described for error
+messages.
 
 :func:`json_text` is the package's one JSON writer: an explicit stack instead of recursion,
 so a value of any depth is written (``json.dumps`` raises ``RecursionError`` at about a
@@ -22,6 +23,12 @@ each place it is held; a cycle is refused.
 (``'abc'``, ``a list``, ``the class int``), or as a JSON document holds it (``null``,
 ``an object``, ``an array``).
 
+:func:`copy_data` copies JSON-like data without recursion (mappings as dicts, lists and tuples
+as lists, each container once: shared ones stay shared, a cycle stays a cycle).
+
+:data:`NOTHING` is the package's one "nothing" marker (a slot with no value to show, a value
+not found, an argument not given, the end of an iterator).
+
 This module imports nothing of the package's: every layer may use it.
 """
 
@@ -32,15 +39,37 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Final
 
-__all__ = ["describe", "json_number", "json_string", "json_text"]
+__all__ = ["NOTHING", "copy_data", "describe", "json_number", "json_string", "json_text"]
 
 #: A string's JSON text, non-ASCII kept (``json.dumps(text, ensure_ascii=False)``).
 _encode: Final[Callable[[str], str]] = json.encoder.encode_basestring
 _SURROGATE: Final = re.compile("[\ud800-\udfff]")
 _INFINITY: Final = float("inf")
+
+
 #: What a container's iterator gives at its end.
-_END: Final[Any] = object()
+class _Nothing:
+    """The one "nothing" marker: a slot with no value to show, a value not found, an
+    argument not given."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<nothing yet>"
+
+
+NOTHING: Final[Any] = _Nothing()
 _CONTAINERS: Final = (Mapping, list, tuple)
+#: The parameters of :func:`json_text` that its loop uses, in their order.
+_How = tuple[
+    str,
+    str,
+    Callable[[Any], str] | None,
+    str | None,
+    str | None,
+    Callable[[Any], Exception],
+    Callable[[], Exception],
+]
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -51,7 +80,7 @@ def json_string(text: str) -> str:
     """A string's JSON text (its quotes included), non-ASCII kept, lone surrogates escaped as
     ``\\uXXXX``."""
     quoted = _encode(text)
-    if _SURROGATE.search(quoted) is None:
+    if quoted.isascii() or _SURROGATE.search(quoted) is None:
         return quoted
     return _SURROGATE.sub(_escape, quoted)
 
@@ -108,14 +137,21 @@ def json_text(
     mapping, a list or a tuple, which raises for one it refuses. ``bad_key(key)`` and
     ``cycle()`` make the exception raised for a key that is not a string (``TypeError`` by
     default) and for a container inside itself (``ValueError``)."""
+    how = (comma, colon, number, nan, infinity, bad_key, cycle)
+    text = _write(value, how)
+    if surrogates and not text.isascii() and _SURROGATE.search(text) is not None:
+        return _SURROGATE.sub(_escape, text)
+    return text
+
+
+def _write(value: Any, how: _How) -> str:
+    """:func:`json_text`'s loop (surrogates kept); ``how``: its parameters, in their order."""
+    comma, colon, number, nan, infinity, bad_key, cycle = how
     out: list[str] = []
     append = out.append
-    # The containers open: the iterator of each one's items (of its pairs for a mapping),
-    # its closing bracket, and the container.
+    # The containers open: each one's iterator of items (of pairs), closing bracket, itself.
     stack: list[tuple[Iterator[Any], str, Any]] = []
-    # Only a cycle makes the stack grow without end: whether a container is open twice is
-    # checked each time the depth doubles (past 512), which costs time in proportion to it.
-    check_at = 512
+    check_at = 512  # the depth at which to look for a cycle next (see _check_cycle)
     item = value
     while True:
         kind = type(item)
@@ -128,15 +164,11 @@ def json_text(
         elif kind is dict or kind is list or kind is tuple or isinstance(item, _CONTAINERS):
             is_object = kind is dict or (kind is not list and isinstance(item, Mapping))
             items = iter(item.items()) if is_object else iter(item)
-            first = next(items, _END)
-            if first is _END:
-                append("{}" if is_object else "[]")
-            else:
+            first = next(items, NOTHING)
+            if first is not NOTHING:
                 stack.append((items, "}" if is_object else "]", item))
                 if len(stack) >= check_at:
-                    if len({id(entry[2]) for entry in stack}) < len(stack):
-                        raise cycle()
-                    check_at *= 2
+                    check_at = _check_cycle(stack, cycle)
                 if is_object:
                     key, item = first
                     if type(key) is not str and not isinstance(key, str):
@@ -146,21 +178,18 @@ def json_text(
                     append("[")
                     item = first
                 continue
-        elif number is not None:
-            append(_encode(item) if isinstance(item, str) else number(item))
-        elif kind is int:
+            append("{}" if is_object else "[]")
+        elif kind is int and number is None:
             append(int.__repr__(item))
-        elif kind is float and item - item == 0.0:  # finite
+        elif kind is float and number is None and item - item == 0.0:  # finite
             append(float.__repr__(item))
-        elif isinstance(item, str):
-            append(_encode(item))
         else:
-            append(json_number(item, nan, infinity))
+            append(_scalar(item, number, nan, infinity))
         # The next item to write, closing the containers that are over.
         while stack:
             items, close, _ = stack[-1]
-            item = next(items, _END)
-            if item is _END:
+            item = next(items, NOTHING)
+            if item is NOTHING:
                 stack.pop()
                 append(close)
                 continue
@@ -173,11 +202,30 @@ def json_text(
                 append(comma)
             break
         else:
-            break
-    text = "".join(out)
-    if surrogates and _SURROGATE.search(text) is not None:
-        return _SURROGATE.sub(_escape, text)
-    return text
+            return "".join(out)
+
+
+def _scalar(
+    item: Any, number: Callable[[Any], str] | None, nan: str | None, infinity: str | None
+) -> str:
+    """An item's text, not a string, ``None``, a boolean, a container, nor (without
+    ``number``) an int or a finite float: see :func:`json_text`."""
+    if number is not None:
+        return _encode(item) if isinstance(item, str) else number(item)
+    if isinstance(item, str):  # a str subclass
+        return _encode(item)
+    return json_number(item, nan, infinity)
+
+
+def _check_cycle(
+    stack: list[tuple[Iterator[Any], str, Any]], cycle: Callable[[], Exception]
+) -> int:
+    """Raise ``cycle()`` if a container is open twice; else the depth at which to look again.
+    Only a cycle makes the stack grow without end: looking each time the depth doubles (past
+    512) costs time in proportion to it."""
+    if len({id(entry[2]) for entry in stack}) < len(stack):
+        raise cycle()
+    return 2 * len(stack)
 
 
 def describe(value: object, *, as_json: bool = False, limit: int = 60) -> str:
@@ -217,3 +265,35 @@ def describe(value: object, *, as_json: bool = False, limit: int = 60) -> str:
         name = type(value).__name__
         return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def copy_data(value: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of JSON-like data (an event's, as every accumulator keeps it): mappings become
+    dicts, lists and tuples lists, other values are shared. Made without recursion (any
+    depth), each container once (shared ones stay shared, a cycle stays a cycle)."""
+    copies: dict[int, Any] = {}
+    root: dict[str, Any] = {}
+    copies[id(value)] = root
+    stack: list[tuple[Any, Any]] = [(value, root)]
+    while stack:
+        source, target = stack.pop()
+        # Every item goes in at once; then each container in it is replaced by its copy.
+        if type(target) is list:
+            target.extend(source)
+            pairs: Any = enumerate(source)
+        else:
+            target.update(source if type(source) is dict else source.items())
+            pairs = source.items()
+        for key, item in pairs:
+            kind = type(item)
+            if kind is str or kind is int or kind is float or kind is bool or item is None:
+                continue
+            is_list = kind is list or kind is tuple
+            if is_list or kind is dict or isinstance(item, Mapping):
+                copy = copies.get(id(item))
+                if copy is None:
+                    copy = [] if is_list else {}
+                    copies[id(item)] = copy
+                    stack.append((item, copy))
+                target[key] = copy
+    return root

@@ -109,25 +109,25 @@ class MessageAccumulator(Accumulator):
     def _message_start(self, event: Mapping[str, Any]) -> list[Update]:
         if self.message is not None:
             raise StreamError("a second message_start")
-        message = dict(self._mapping(event.get("message"), "the message"))
+        message = dict(self._fields.mapping(event.get("message"), "the message"))
         content = message.get("content")
-        blocks = [] if content is None else self._list(content, "the content")
-        blocks = [dict(self._mapping(block, "a content block")) for block in blocks]
+        blocks = [] if content is None else self._fields.array(content, "the content")
+        blocks = [dict(self._fields.mapping(block, "a content block")) for block in blocks]
         usage = message.get("usage")
-        message["usage"] = {} if usage is None else dict(self._mapping(usage, "the usage"))
+        message["usage"] = {} if usage is None else dict(self._fields.mapping(usage, "the usage"))
         message["content"] = blocks
         self.message = message
         return [Update("message_start")]
 
     def _block_start(self, event: Mapping[str, Any]) -> list[Update]:
         content = self._blocks()
-        index = self._next(event.get("index"), "block", content)
-        block = dict(self._mapping(event.get("content_block"), "the content block"))
-        kind = self._str(block.get("type"), "the block type")
+        index = self._fields.next_place(event.get("index"), "block", content)
+        block = dict(self._fields.mapping(event.get("content_block"), "the content block"))
+        kind = self._fields.string(block.get("type"), "the block type")
         tool = None
         if kind in TOOL_BLOCKS:
-            name = self._opt_str(block.get("name"), "the tool name") or ""
-            tool = self._tool(index, name, self._opt_str(block.get("id"), "the tool id"))
+            name = self._fields.opt_string(block.get("name"), "the tool name") or ""
+            tool = self._tool(index, name, self._fields.opt_string(block.get("id"), "the tool id"))
             self._tools[index] = tool
         content.append(block)
         self._open.add(index)
@@ -136,15 +136,15 @@ class MessageAccumulator(Accumulator):
     def _block(self, event: Mapping[str, Any]) -> tuple[int, dict[str, Any]]:
         """The open block an event is about."""
         content = self._blocks()
-        index = self._place(event.get("index"), "block", content, extend=False)
+        index = self._fields.place(event.get("index"), "block", content, extend=False)
         if index not in self._open:
             raise StreamError(f"{self._kind} for block {index}, which has stopped")
         return index, content[index]
 
     def _block_delta(self, event: Mapping[str, Any]) -> list[Update]:
         index, block = self._block(event)
-        delta = self._mapping(event.get("delta"), "the delta")
-        kind = self._str(delta.get("type"), "the delta type")
+        delta = self._fields.mapping(event.get("delta"), "the delta")
+        kind = self._fields.string(delta.get("type"), "the delta type")
         handler = self._DELTAS.get(kind)
         if handler is None:  # a delta type this version does not know: ignored
             return [Update("content_block_delta", index, block, kind)]
@@ -152,21 +152,21 @@ class MessageAccumulator(Accumulator):
         return [update]
 
     def _text_delta(self, index: int, block: dict[str, Any], delta: Mapping[str, Any]) -> Update:
-        text = self._str(delta.get("text"), "the text")
-        self._check_text(block, "text")
-        self._append(block, "text", self._halves.join((index, "text"), text))
+        text = self._fields.string(delta.get("text"), "the text")
+        self._fields.check_text(block, "text")
+        self._fields.append(block, "text", self._halves.join((index, "text"), text))
         return Update("content_block_delta", index, block, "text_delta", text)
 
     def _thinking_delta(
         self, index: int, block: dict[str, Any], delta: Mapping[str, Any]
     ) -> Update:
-        text = self._str(delta.get("thinking"), "the thinking")
-        self._check_text(block, "thinking")
-        self._append(block, "thinking", self._halves.join((index, "thinking"), text))
+        text = self._fields.string(delta.get("thinking"), "the thinking")
+        self._fields.check_text(block, "thinking")
+        self._fields.append(block, "thinking", self._halves.join((index, "thinking"), text))
         return Update("content_block_delta", index, block, "thinking_delta", text, thinking=True)
 
     def _json_delta(self, index: int, block: dict[str, Any], delta: Mapping[str, Any]) -> Update:
-        fragment = self._str(delta.get("partial_json"), "the partial JSON")
+        fragment = self._fields.string(delta.get("partial_json"), "the partial JSON")
         tool = self._tools.get(index)
         if tool is None:
             raise StreamError(f"input_json_delta for block {index}, not a tool")
@@ -185,17 +185,17 @@ class MessageAccumulator(Accumulator):
     def _signature_delta(
         self, index: int, block: dict[str, Any], delta: Mapping[str, Any]
     ) -> Update:
-        block["signature"] = self._str(delta.get("signature"), "the signature")
+        block["signature"] = self._fields.string(delta.get("signature"), "the signature")
         return Update("content_block_delta", index, block, "signature_delta")
 
     def _citations_delta(
         self, index: int, block: dict[str, Any], delta: Mapping[str, Any]
     ) -> Update:
         if "citation" not in delta:
-            raise self._malformed("a citations_delta without its citation")
+            raise self._fields.malformed("a citations_delta without its citation")
         citations = block.get("citations")
         if citations is not None:
-            self._list(citations, "the block's citations")
+            self._fields.array(citations, "the block's citations")
         else:
             citations = block["citations"] = []
         citations.append(delta["citation"])
@@ -206,7 +206,7 @@ class MessageAccumulator(Accumulator):
         block = self._blocks()[index]
         tool = self._tools.get(index)
         if field != "input":
-            self._append(block, field, half)
+            self._fields.append(block, field, half)
         elif tool is not None and not tool.ended:
             self._grow(tool, half)
             block["input"] = tool.snapshot
@@ -240,11 +240,11 @@ class MessageAccumulator(Accumulator):
 
     def _message_delta(self, event: Mapping[str, Any]) -> list[Update]:
         delta = event.get("delta")
-        delta = {} if delta is None else self._mapping(delta, "the delta")
+        delta = {} if delta is None else self._fields.mapping(delta, "the delta")
         counts = event.get("usage")
-        counts = {} if counts is None else self._mapping(counts, "the usage")
+        counts = {} if counts is None else self._fields.mapping(counts, "the usage")
         for key in ("stop_reason", "stop_sequence"):
-            self._opt_str(delta.get(key), key)
+            self._fields.opt_string(delta.get(key), key)
         message: dict[str, Any] = self.message  # type: ignore[assignment]
         message.update((key, value) for key, value in delta.items() if key not in FIXED)
         usage = message["usage"]

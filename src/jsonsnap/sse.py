@@ -28,7 +28,7 @@ from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Literal
 
-from ._errors import describe
+from ._jsontext import describe
 
 __all__ = ["SSEDecoder", "ServerSentEvent", "aiter_events", "iter_events"]
 

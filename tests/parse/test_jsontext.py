@@ -14,9 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from jsonsnap._errors import describe as describe_for_errors
 from jsonsnap._jsontext import describe, json_number, json_string, json_text
-from jsonsnap._schema.equality import describe as describe_for_schemas
 
 #: Text with lone surrogates (and whole pairs written as two of them) drawn often.
 TEXT = st.one_of(
@@ -258,6 +256,40 @@ ODD_VALUES = [
     type("Item", (), {})(),
     type("Ox", (), {})(),
 ]
+
+
+# --------------------------------------------------------------------------- the two it unifies
+# The two descriptions ``describe`` replaced, as they were written (the errors' and the schema
+# messages'), kept here as the reference its two styles are held to.
+
+
+def describe_for_errors(value: object) -> str:
+    if isinstance(value, str):
+        return repr(value) if len(value) <= 40 else repr(value[:40]) + "..."
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
+        return "a very large int"
+    if value is None or isinstance(value, (bool, int, float)):
+        return repr(value)
+    if isinstance(value, type):
+        return f"the class {value.__name__}"
+    name = type(value).__name__
+    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
+
+
+def describe_for_schemas(value: Any, limit: int = 60) -> str:
+    if isinstance(value, str):
+        text = repr(value)
+    elif value is None or isinstance(value, bool):
+        text = {None: "null", True: "true", False: "false"}[value]
+    elif isinstance(value, (dict, list, tuple)):
+        return "an object" if isinstance(value, dict) else "an array"
+    elif isinstance(value, int) and value.bit_length() > 10_000:
+        text = f"an integer of {value.bit_length()} bits"
+    elif isinstance(value, (set, frozenset)):
+        return f"a {type(value).__name__}"
+    else:
+        text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 @pytest.mark.parametrize("value", ODD_VALUES, ids=lambda value: type(value).__name__)

@@ -16,6 +16,7 @@ import sys
 import time
 
 from .. import JSONDecodeError, Parser
+from .._jsontext import NOTHING
 from .inputs import MAX_WAIT, Source
 from .render import pretty_tail
 from .terminal import FPS, Terminal, clean, json_text, plural, width_of
@@ -24,7 +25,6 @@ from .terminal import FPS, Terminal, clean, json_text, plural, width_of
 MAX_CHUNK = 1 << 20
 #: The most repairs listed one by one (the rest are counted).
 MAX_LISTED = 20
-_NOTHING = object()
 
 
 def caret(text: str, err: JSONDecodeError, columns: int = 100) -> list[str]:
@@ -56,8 +56,8 @@ class ParseView:
         changed = self.dirty or self.term.resized
         if not (self.live and changed and (force or self.term.due())):
             return
-        value = self.parser.snapshot(_NOTHING)
-        if value is _NOTHING:
+        value = self.parser.snapshot(NOTHING)
+        if value is NOTHING:
             return
         columns, rows = self.term.size
         lines, _ = pretty_tail(value, max(1, rows - 2), columns - 1)
@@ -123,8 +123,8 @@ def parse(args: argparse.Namespace) -> int:
         value = _read(args, source, view, text)
     except (JSONDecodeError, KeyboardInterrupt) as exc:
         term.clear()
-        snapshot = parser.snapshot(_NOTHING)
-        if snapshot is not _NOTHING:  # what was read: incomplete input is what this is for
+        snapshot = parser.snapshot(NOTHING)
+        if snapshot is not NOTHING:  # what was read: incomplete input is what this is for
             term.write(json_text(snapshot, indent) + "\n")
         term.flush()
         if isinstance(exc, KeyboardInterrupt):

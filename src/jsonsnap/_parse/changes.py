@@ -38,7 +38,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, ClassVar, Final, Literal, TypeAlias
 
-from .._errors import describe
+from .._jsontext import describe
 from .observer import NOTHING, Key, Node, depth_of, path_of
 from .options import flag, steps
 from .watched import WatchedTree

@@ -15,13 +15,15 @@ builder call *before* the tree carries it out, so that a violation it raises lea
 as it was; it reads where the call is about through a :class:`Cursor` (the automaton,
 read-only) and asks it to read a string exactly when each character's place matters.
 
-This module owns those interfaces, the nodes and paths, and the one "nothing" marker; it
-builds and reads no value.
+This module owns those interfaces and the nodes and paths (and hands on the one "nothing"
+marker, ``jsonsnap._jsontext.NOTHING``); it builds and reads no value.
 """
 
 from __future__ import annotations
 
-from typing import Any, Final, Protocol
+from typing import Any, Protocol
+
+from .._jsontext import NOTHING
 
 __all__ = [
     "NOTHING",
@@ -35,18 +37,6 @@ __all__ = [
     "path_of",
 ]
 
-
-class _Nothing:
-    """The one "nothing" marker: a slot with no value to show, a value not found, an
-    argument not given."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return "<nothing yet>"
-
-
-NOTHING: Final[Any] = _Nothing()
 
 Key = str | int | None
 

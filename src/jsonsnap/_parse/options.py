@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, cast
 
-from .._errors import describe
+from .._jsontext import describe
 from .grammar import CONSTANT_VALUES
 
 __all__ = ["Options", "flag", "resolve", "schema_options", "steps", "text_of"]

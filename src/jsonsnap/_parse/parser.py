@@ -15,7 +15,8 @@ import copy
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .._errors import JSONDecodeError, ParserStateError, SchemaError, describe
+from .._errors import JSONDecodeError, ParserStateError, SchemaError
+from .._jsontext import describe
 from .changes import Change, Path, Recorder, subscription
 from .decoding import Utf8, invalid
 from .fast import DEFAULT, FastPaths, Lane

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Final
 
-from .._errors import describe
+from .._jsontext import describe
 
 __all__ = ["REPAIRS", "Repair", "RepairLog", "repairs_of"]
 

@@ -48,7 +48,8 @@ from decimal import Decimal
 from typing import Any, Final
 
 from .._errors import SchemaDefinitionError
-from .equality import NULL, TYPE_BITS, describe, json_equal
+from .._jsontext import describe
+from .equality import NULL, TYPE_BITS, json_equal
 from .regex import Pattern, PatternRefused, compile_pattern
 from .shape import EXPANSION_PER_SHAPE, MAX_EXPANSION, Shape, derive, expand
 
@@ -140,8 +141,9 @@ class Compiler:
                 return shape
         elif not isinstance(node, bool):
             where = (up.pointer if up is not None else "") + place or "the root"
+            found = describe(node, as_json=True)
             raise SchemaDefinitionError(
-                f"a schema is an object or a boolean, not {describe(node)} (at {where})"
+                f"a schema is an object or a boolean, not {found} (at {where})"
             )
         shape = Shape(place, up)
         self.shapes.append(shape)
@@ -159,7 +161,7 @@ class Compiler:
     def ref(self, ref: Any, here: _At) -> Shape:
         if not isinstance(ref, str) or not ref.startswith("#"):
             raise SchemaDefinitionError(
-                f"only local $ref ('#...') is read, not {describe(ref)} (at {here})"
+                f"only local $ref ('#...') is read, not {describe(ref, as_json=True)} (at {here})"
             )
         pointer = ref[1:]
         node = self._resolve(pointer, ref)
@@ -171,8 +173,9 @@ class Compiler:
         if not pointer:
             return node
         if not pointer.startswith("/"):
+            shown = describe(ref, as_json=True)
             raise SchemaDefinitionError(
-                f"$ref {describe(ref)} leads nowhere (a JSON Pointer after '#' begins with '/')"
+                f"$ref {shown} leads nowhere (a JSON Pointer after '#' begins with '/')"
             )
         for raw in pointer[1:].split("/"):
             part = _unquote(raw).replace("~1", "/").replace("~0", "~")
@@ -186,7 +189,7 @@ class Compiler:
             ):
                 node = node[int(part)]
             else:
-                raise SchemaDefinitionError(f"$ref {describe(ref)} leads nowhere")
+                raise SchemaDefinitionError(f"$ref {describe(ref, as_json=True)} leads nowhere")
         return node
 
     def read(self, shape: Shape, node: Any) -> None:
@@ -236,7 +239,7 @@ def _type(c: Compiler, shape: Shape, value: Any, here: _At) -> None:
     bits = 0
     for name in names:
         if not isinstance(name, str) or name not in TYPE_BITS:
-            raise SchemaDefinitionError(f"unknown type {describe(name)} at {here}")
+            raise SchemaDefinitionError(f"unknown type {describe(name, as_json=True)} at {here}")
         bits |= TYPE_BITS[name]
     shape.types &= bits
 
@@ -363,7 +366,7 @@ def _count(value: Any, here: _At) -> int:
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise SchemaDefinitionError(
-            f"expected a count (an integer >= 0) at {here}, not {describe(value)}"
+            f"expected a count (an integer >= 0) at {here}, not {describe(value, as_json=True)}"
         )
     _writable(value, here.keyword, here)
     return value
@@ -396,7 +399,7 @@ def _json_values(values: tuple[Any, ...], here: _At) -> None:
             todo.extend(value.values())
         else:
             raise SchemaDefinitionError(
-                f"{here.keyword} holds JSON values, not {describe(value)} (at {here})"
+                f"{here.keyword} holds JSON values, not {describe(value, as_json=True)} (at {here})"
             )
 
 
@@ -407,11 +410,12 @@ def _pattern(value: Any, here: _At) -> Pattern:
         return compile_pattern(value)
     except (re.error, OverflowError, RecursionError) as exc:
         raise SchemaDefinitionError(
-            f"pattern {describe(value)} at {here} does not compile: {exc}"
+            f"pattern {describe(value, as_json=True)} at {here} does not compile: {exc}"
         ) from None
     except PatternRefused as exc:
+        shown = describe(value, as_json=True)
         raise SchemaDefinitionError(
-            f"pattern {describe(value)} at {here} is refused: {exc} (see 'Schema limits')"
+            f"pattern {shown} at {here} is refused: {exc} (see 'Schema limits')"
         ) from None
 
 
@@ -420,7 +424,9 @@ def _obj(value: Any, here: _At) -> list[tuple[str, Any]]:
         raise SchemaDefinitionError(f"expected an object at {here}")
     for key in value:
         if not isinstance(key, str):
-            raise SchemaDefinitionError(f"the keys at {here} are strings, not {describe(key)}")
+            raise SchemaDefinitionError(
+                f"the keys at {here} are strings, not {describe(key, as_json=True)}"
+            )
     return list(value.items())
 
 

@@ -4,8 +4,8 @@
 A value's kind is one bit (:func:`kind_of`); a shape allows a set of them. Equality is JSON's
 (:func:`json_equal`): ``1`` equals ``1.0``, ``true`` does not equal ``1``, and objects are equal
 whatever the order of their keys. :func:`canonical` makes a hashable key equal for JSON-equal
-values. Both work without recursion, at any depth. :func:`describe` shows a value found in a
-document, for a violation's message.
+values. Both work without recursion, at any depth. (A value found in a document is shown in a
+violation's message by ``jsonsnap._jsontext.describe(value, as_json=True)``.)
 """
 
 from __future__ import annotations
@@ -27,7 +27,6 @@ __all__ = [
     "STRING",
     "TYPE_BITS",
     "canonical",
-    "describe",
     "integral",
     "json_equal",
     "kind_of",
@@ -104,13 +103,6 @@ def type_names(bits: int) -> str:
     return " or ".join(names) or "nothing"
 
 
-def _kind_name(value: Any) -> str:
-    kind = kind_of(value)
-    if kind == NUMBER and integral(value):
-        return "number"
-    return type_names(kind) if kind else type(value).__name__
-
-
 def integral(value: Any) -> bool:
     """Whether a number has no fraction (``2.0``: an integer to JSON Schema), decided without
     writing it out (``Decimal("1e999999999")`` is one at once)."""
@@ -124,23 +116,6 @@ def integral(value: Any) -> bool:
         return bool(value == math.floor(value))
     except (OverflowError, ValueError, TypeError, ArithmeticError):  # inf, nan
         return False
-
-
-def describe(value: Any, limit: int = 60) -> str:
-    """A short text for a value found in a document."""
-    if isinstance(value, str):
-        text = repr(value)
-    elif value is None or isinstance(value, bool):
-        text = {None: "null", True: "true", False: "false"}[value]
-    elif isinstance(value, (dict, list, tuple)):
-        return f"an {_kind_name(value)}" if isinstance(value, dict) else "an array"
-    elif isinstance(value, int) and value.bit_length() > 10_000:
-        text = f"an integer of {value.bit_length()} bits"  # (too long to write in decimal)
-    elif isinstance(value, (set, frozenset)):
-        return f"a {type(value).__name__}"
-    else:
-        text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def json_equal(a: Any, b: Any) -> bool:

@@ -21,8 +21,8 @@ from __future__ import annotations
 from typing import Any
 
 from .._errors import SchemaError
+from .._jsontext import describe
 from .._parse.observer import Cursor, Key, depth_of, path_of
-from .equality import describe
 from .shape import Shape
 
 __all__ = [
@@ -301,9 +301,11 @@ class Report:
     def enum_error(self, shape: Shape, found: Any, pos: int, where: Where, start: int) -> Fault:
         enum = shape.enum or ()
         if shape.enum_kw == "const":
-            msg = f"expected {describe(enum[0])}" if enum else "no value is allowed"
+            msg = f"expected {describe(enum[0], as_json=True)}" if enum else "no value is allowed"
             return Fault(msg, "const", enum[0] if enum else None, found, pos, where, start, shape)
-        shown = ", ".join(describe(v, 30) for v in enum[:8]) + (", ..." if len(enum) > 8 else "")
+        shown = ", ".join(describe(v, as_json=True, limit=30) for v in enum[:8]) + (
+            ", ..." if len(enum) > 8 else ""
+        )
         expected = self.expected(shape, "enum", enum)
         return Fault(f"expected one of {shown}", "enum", expected, found, pos, where, start, shape)
 
@@ -326,7 +328,7 @@ class Report:
             "type": "",
         }[keyword]
         return Fault(
-            f"expected {words} {limit}, found {describe(value)}",
+            f"expected {words} {limit}, found {describe(value, as_json=True)}",
             keyword,
             limit,
             value,

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._jsontext import describe
 from .equality import (
     ARRAY,
     BOOLEAN,
@@ -27,7 +28,6 @@ from .equality import (
     OBJECT,
     STRING,
     canonical,
-    describe,
     integral,
     json_equal,
     kind_of,
@@ -281,7 +281,7 @@ class Checks:
                 types = shape.types
                 if not types & NUMBER and not (kind == INTEGER or integral(value)):
                     err = Fault(
-                        f"expected {type_names(types)}, found {describe(value)}",
+                        f"expected {type_names(types)}, found {describe(value, as_json=True)}",
                         "type",
                         type_names(types),
                         value,

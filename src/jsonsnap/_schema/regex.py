@@ -27,6 +27,8 @@ import sys
 from collections.abc import Callable
 from typing import Any, Final
 
+from .._jsontext import NOTHING
+
 __all__ = ["MAX_NESTING", "MAX_STATES", "Pattern", "PatternRefused", "compile_pattern"]
 
 #: The most states the automaton of one pattern may have.
@@ -42,7 +44,6 @@ _c: Any = importlib.import_module(
 )
 
 _CHAR, _SPLIT, _ASSERT, _MATCH = range(4)
-_MISSING: Any = object()
 _END: Final = ""  # the "character" after the last one
 _CATEGORIES: Final = {
     _c.CATEGORY_DIGIT: r"\d",
@@ -308,8 +309,8 @@ class _Automaton:
         context = self.context
         for i, ch in enumerate(text):
             key = (states, before if context else i == 0, ch, i == last)
-            found = cache.get(key, _MISSING)
-            if found is _MISSING:
+            found = cache.get(key, NOTHING)
+            if found is NOTHING:
                 found = self._step(states, before, ch, i == last)
                 cache[key] = found
             if found is None:

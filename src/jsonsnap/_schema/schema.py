@@ -14,8 +14,8 @@ from decimal import Decimal
 from typing import Any, Final
 
 from .._errors import SchemaDefinitionError, SchemaWarning
+from .._jsontext import describe
 from .compile import Compiler
-from .equality import describe
 from .shape import Shape
 
 __all__ = ["Schema"]
@@ -63,7 +63,7 @@ class Schema:
             return
         if isinstance(source, _NOT_SCHEMAS) and not isinstance(source, bool):
             raise SchemaDefinitionError(
-                f"a schema is an object or a boolean, not {describe(source)}"
+                f"a schema is an object or a boolean, not {describe(source, as_json=True)}"
             )
         if isinstance(source, (dict, bool)):
             self.type = None

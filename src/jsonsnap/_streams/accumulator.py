@@ -14,14 +14,15 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Mapping
-from typing import Any, ClassVar, Protocol, TypeVar
+from typing import Any, ClassVar, TypeVar
 
-from .._errors import StreamError, describe
+from .._errors import StreamError
+from .._jsontext import copy_data, describe
 from .._parse.repairs import repairs_of
 from ..sse import ServerSentEvent, SSEDecoder
 from .body import CHUNK_TYPES, BodyDecoder, BodyHead, as_async, body_items, misuse_hint
 from .envelope import DONE, event_data
-from .events import copy_data, dump_event, error_from
+from .events import dump_event, error_from
 from .fields import EventFields
 from .protocols import PROTOCOLS, detect
 from .schemas import SchemaSide, output_schema_of, tool_schemas
@@ -29,10 +30,6 @@ from .tool_input import StructuredOutput, ToolInput, ToolSchemas
 from .update import Update
 
 A = TypeVar("A", bound="Accumulator")
-
-
-class _Place(Protocol):
-    def __call__(self, value: Any, what: str, items: list[Any], *, extend: bool) -> int: ...
 
 
 class Accumulator:
@@ -50,8 +47,8 @@ class Accumulator:
     Subclasses set :attr:`protocol`, define :meth:`looks_like`, set up their state in
     ``_begin()``, and dispatch the events they know through the table ``_HANDLERS`` (event
     type to handler). An accumulator holds its parts: the reader of an event's fields
-    (``_fields``, an :class:`EventFields`, whose checks it also has under the names the
-    protocols call them by: ``_str``, ``_mapping``...) and its schema side (``_side``, a
+    (``_fields``, an :class:`EventFields`: the handlers call its checks,
+    ``self._fields.string(...)``) and its schema side (``_side``, a
     :class:`SchemaSide`, which an event's updates go through only given a schema).
     """
 
@@ -72,35 +69,12 @@ class Accumulator:
     #: ends the choice's answer), rather than one per stream.
     _PER_CHOICE: ClassVar[bool] = False
 
-    # The checks of the event's fields (``_fields``'s, bound to it in ``__init__``).
-    _malformed: Callable[[str], StreamError]
-    _str: Callable[[Any, str], str]
-    _opt_str: Callable[[Any, str], str | None]
-    _mapping: Callable[[Any, str], Mapping[str, Any]]
-    _list: Callable[[Any, str], list[Any]]
-    _key: Callable[[Any, str], int]
-    _next: Callable[[Any, str, list[Any]], int]
-    _place: _Place
-    _check_text: Callable[[Mapping[str, Any], str], None]
-    _append: Callable[[dict[str, Any], str, str], None]
-
     def __init__(
         self, *, tools: Any = None, output_schema: Any = None, repair: Any = False
     ) -> None:
         #: How many events were applied (SDK helper events and rejected events not counted).
         self.events = 0
-        self._fields = fields = EventFields()
-        # The protocols call the field checks by these names: bound here, at no cost per call.
-        self._malformed = fields.malformed
-        self._str = fields.string
-        self._opt_str = fields.opt_string
-        self._mapping = fields.mapping
-        self._list = fields.array
-        self._key = fields.key
-        self._next = fields.next_place
-        self._place = fields.place
-        self._check_text = fields.check_text
-        self._append = fields.append
+        self._fields = EventFields()
         self._repair = repairs_of(repair) or False
         self._tools: dict[int, ToolInput] = {}  # by the place of their block or item
         self._done = False
@@ -113,7 +87,6 @@ class Accumulator:
         self.schemas: ToolSchemas = tool_schemas(tools)
         fmt = output_schema_of(output_schema)
         self._side = SchemaSide(fmt, repair=self._repair, per_choice=self._PER_CHOICE)
-        self._outputs = self._side.outputs  # the structured output of each answer, by choice
         self._checking = bool(self.schemas) or fmt is not None
         self._begin()
 
@@ -173,12 +146,12 @@ class Accumulator:
     def structured(self) -> StructuredOutput | None:
         """The structured output: the answer text parsed live as JSON and checked against
         ``output_schema=`` (``None`` without one). For Chat Completions, choice 0's."""
-        return self._outputs.get(0)
+        return self._side.outputs.get(0)
 
     def structured_output(self, choice: int = 0) -> StructuredOutput | None:
         """The structured output of a Chat Completions choice (``n`` > 1), once its answer has
         begun (choice 0's from the start); the other protocols have one, choice 0."""
-        return self._outputs.get(choice)
+        return self._side.outputs.get(choice)
 
     @property
     def done(self) -> bool:
@@ -224,7 +197,7 @@ class Accumulator:
             if not tool.ended:
                 tool._cut()
                 updates.append(Update("close", tool.index, block, tool=tool))
-        for output in self._outputs.values():
+        for output in self._side.outputs.values():
             if not output.ended:
                 output._cut()
                 updates.append(Update("close", output.choice, structured=output))

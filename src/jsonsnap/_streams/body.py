@@ -15,7 +15,7 @@ import re
 from collections.abc import AsyncIterator, Iterable, Mapping
 from typing import Any, Protocol
 
-from .._errors import describe
+from .._jsontext import describe
 from ..sse import ServerSentEvent
 
 #: What a body's chunks may be (anything else in a body is an event).

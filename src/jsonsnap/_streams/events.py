@@ -1,7 +1,6 @@
-"""An event's data, as every accumulator reads and applies it.
+"""An event's data, as every accumulator reads and applies it (an event is never kept or
+changed in place: what is kept is copied, by :func:`jsonsnap._jsontext.copy_data`).
 
-- :func:`copy_data`: an event is never kept or changed in place: what is kept is copied,
-  without recursion;
 - :func:`dump_event`: an SDK's event object, as the wire carried it;
 - :func:`error_from`: the error a payload reports, in any protocol's shape;
 - :func:`carry_out`: the plans of a chunk that is checked whole before it changes anything
@@ -13,38 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
-from .._errors import StreamError, describe
+from .._errors import StreamError
+from .._jsontext import describe
 from .update import Update
-
-_LEAVES = frozenset({str, int, float, bool, type(None)})
-
-
-def copy_data(value: Mapping[str, Any]) -> dict[str, Any]:
-    """A copy of an event's data: mappings become dicts, lists and tuples lists, other values
-    are shared. Made without recursion (any depth), each container once (shared ones stay
-    shared, a cycle stays a cycle)."""
-    copies: dict[int, Any] = {}
-    root: dict[str, Any] = {}
-    copies[id(value)] = root
-    stack: list[tuple[Any, Any]] = [(value, root)]
-    while stack:
-        source, target = stack.pop()
-        pairs = source.items() if isinstance(source, Mapping) else enumerate(source)
-        for key, item in pairs:
-            kind = type(item)
-            if kind in _LEAVES:
-                target[key] = item
-                continue
-            is_list = kind is list or kind is tuple
-            if is_list or kind is dict or isinstance(item, Mapping):
-                copy = copies.get(id(item))
-                if copy is None:
-                    copy = [None] * len(item) if is_list else {}
-                    copies[id(item)] = copy
-                    stack.append((item, copy))
-                item = copy
-            target[key] = item
-    return root
 
 
 def error_from(

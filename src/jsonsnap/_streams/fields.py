@@ -13,7 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-from .._errors import StreamError, describe
+from .._errors import StreamError
+from .._jsontext import describe
 
 #: The largest index an event may name, plus one.
 INDEX_LIMIT: Final = 2**63

@@ -13,14 +13,12 @@ is in the whole text (its offset, line and column).
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Any
 
 from .._errors import JSONDecodeError
+from .._jsontext import NOTHING
 from .._parse.parser import Parser
 from .._parse.repairs import Repair
-
-#: What a parser's snapshot gives when it shows nothing yet (no JSON value is this object).
-NOTHING: Final[Any] = object()
 
 
 class GluedValues:

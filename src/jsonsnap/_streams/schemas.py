@@ -17,7 +17,7 @@ from types import UnionType
 from typing import Any, get_origin
 
 from .. import Schema, SchemaDefinitionError
-from .._errors import describe
+from .._jsontext import describe
 from .body import CHUNK_TYPES
 from .events import dump_event
 from .tool_input import StructuredOutput

@@ -14,10 +14,11 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, ClassVar, Literal
 
 from .. import Change, FieldState, JSONDecodeError, Parser, Path, Repair, Schema, SchemaError
+from .._jsontext import NOTHING
 from .._parse.changes import subscription
 from .._parse.grammar import EXTRA_DATA
 from .._parse.repairs import repairs_of
-from .glued import NOTHING, GluedValues
+from .glued import GluedValues
 
 Status = Literal["streaming", "complete", "incomplete", "invalid"]
 

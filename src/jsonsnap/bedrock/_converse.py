@@ -108,7 +108,7 @@ class ConverseStreamAccumulator(Accumulator):
     # -- checks ----------------------------------------------------------------------------
 
     def _body(self, data: Mapping[str, Any]) -> Mapping[str, Any]:
-        return self._mapping(data[self._kind], f"the {self._kind} event")
+        return self._fields.mapping(data[self._kind], f"the {self._kind} event")
 
     def _content(self) -> list[dict[str, Any]]:
         """The blocks, for an event about them: refused after messageStop."""
@@ -120,7 +120,7 @@ class ConverseStreamAccumulator(Accumulator):
         """The place of the block an event names: an open block (or, with ``extend``, the next
         place, where a delta begins a text or reasoning block)."""
         content = self._content()
-        index = self._place(body.get("contentBlockIndex"), "block", content, extend=extend)
+        index = self._fields.place(body.get("contentBlockIndex"), "block", content, extend=extend)
         if index < len(content) and index not in self._open:
             raise StreamError(f"{self._kind} for block {index}, which has stopped")
         return index
@@ -147,7 +147,7 @@ class ConverseStreamAccumulator(Accumulator):
     def _message_start(self, data: Mapping[str, Any]) -> list[Update]:
         if self.message is not None:
             raise StreamError("a second messageStart")
-        role = self._opt_str(self._body(data).get("role"), "the role")
+        role = self._fields.opt_string(self._body(data).get("role"), "the role")
         self.message = {"role": role or "assistant", "content": self._content_blocks}
         self.response = {
             "output": {"message": self.message},
@@ -160,21 +160,21 @@ class ConverseStreamAccumulator(Accumulator):
     def _block_start(self, data: Mapping[str, Any]) -> list[Update]:
         body = self._body(data)
         content = self._content()
-        index = self._next(body.get("contentBlockIndex"), "block", content)
-        start = self._mapping(body.get("start"), "the start")
+        index = self._fields.next_place(body.get("contentBlockIndex"), "block", content)
+        start = self._fields.mapping(body.get("start"), "the start")
         kind = only(start, f"malformed {self._kind} event: a start")
         value = start[kind]
         tool = None
         if kind == "toolUse":
-            use = dict(self._mapping(value, "the toolUse start"))
-            name = self._opt_str(use.get("name"), "the tool name") or ""
-            id_ = self._opt_str(use.get("toolUseId"), "the toolUseId")
+            use = dict(self._fields.mapping(value, "the toolUse start"))
+            name = self._fields.opt_string(use.get("name"), "the tool name") or ""
+            id_ = self._fields.opt_string(use.get("toolUseId"), "the toolUseId")
             use["input"] = {}
             tool = self._tool(index, name, id_)
             self._tools[index] = tool
             value = use
         elif kind == "toolResult":
-            value = {**self._mapping(value, "the toolResult start"), "content": []}
+            value = {**self._fields.mapping(value, "the toolResult start"), "content": []}
         block = self._new(index, kind, {kind: value})
         return [Update("contentBlockStart", index, block, tool=tool)]
 
@@ -182,7 +182,7 @@ class ConverseStreamAccumulator(Accumulator):
         body = self._body(data)
         index = self._block_at(body, extend=True)
         content = self._blocks()
-        delta = self._mapping(body.get("delta"), "the delta")
+        delta = self._fields.mapping(body.get("delta"), "the delta")
         if not delta:  # nothing in it: nothing to do (and no block begun)
             return [Update(self._kind, index if index < len(content) else None)]
         kind = only(delta, f"malformed {self._kind} event: a delta")
@@ -196,7 +196,7 @@ class ConverseStreamAccumulator(Accumulator):
         return [update]
 
     def _text_delta(self, index: int, value: Any) -> Update:
-        text = self._str(value, "the text")
+        text = self._fields.string(value, "the text")
         self._fits(index, "text", "text", "citationsContent")
         block = self._new(index, "text", {"text": ""})
         if self._kinds[index] == "citationsContent":
@@ -206,12 +206,12 @@ class ConverseStreamAccumulator(Accumulator):
             target = parts[-1]
         else:
             target = block
-        self._check_text(target, "text")
-        self._append(target, "text", text)
+        self._fields.check_text(target, "text")
+        self._fields.append(target, "text", text)
         return Update(self._kind, index, block, "text", text)
 
     def _citation_delta(self, index: int, value: Any) -> Update:
-        citation = self._mapping(value, "the citation")
+        citation = self._fields.mapping(value, "the citation")
         self._fits(index, "citation", "text", "citationsContent")
         block = self._new(index, "citationsContent", {"citationsContent": {"content": []}})
         if self._kinds[index] == "text":  # the first citation: the block becomes the API's
@@ -223,8 +223,8 @@ class ConverseStreamAccumulator(Accumulator):
         return Update(self._kind, index, block, "citation")
 
     def _tool_delta(self, index: int, value: Any) -> Update:
-        use = self._mapping(value, "the toolUse delta")
-        fragment = self._opt_str(use.get("input"), "the toolUse input") or ""
+        use = self._fields.mapping(value, "the toolUse delta")
+        fragment = self._fields.opt_string(use.get("input"), "the toolUse input") or ""
         tool = self._tools.get(index)
         if tool is None:
             raise StreamError(
@@ -238,9 +238,9 @@ class ConverseStreamAccumulator(Accumulator):
         )
 
     def _reasoning_delta(self, index: int, value: Any) -> Update:
-        reasoning = self._mapping(value, "the reasoningContent delta")
-        text = self._opt_str(reasoning.get("text"), "the reasoning text")
-        signature = self._opt_str(reasoning.get("signature"), "the signature")
+        reasoning = self._fields.mapping(value, "the reasoningContent delta")
+        text = self._fields.opt_string(reasoning.get("text"), "the reasoning text")
+        signature = self._fields.opt_string(reasoning.get("signature"), "the signature")
         redacted = reasoning.get("redactedContent")
         if redacted is not None:
             redacted = blob(redacted, f"malformed {self._kind} event: the redactedContent")
@@ -251,8 +251,8 @@ class ConverseStreamAccumulator(Accumulator):
         if (text is not None or signature is not None) and said is None:
             said = part["reasoningText"] = {"text": ""}
         if text is not None:
-            self._check_text(said, "text")
-            self._append(said, "text", text)
+            self._fields.check_text(said, "text")
+            self._fields.append(said, "text", text)
         if signature is not None:
             said["signature"] = signature
         if redacted is not None:
@@ -266,18 +266,19 @@ class ConverseStreamAccumulator(Accumulator):
         whole = len(data) - len(data) % 3
         if whole < len(data):
             self._carry[index] = data[whole:]
-        self._check_text(part, "redactedContent")
-        self._append(part, "redactedContent", base64.b64encode(data[:whole]).decode("ascii"))
+        self._fields.check_text(part, "redactedContent")
+        self._fields.append(part, "redactedContent", base64.b64encode(data[:whole]).decode("ascii"))
 
     def _flush(self, index: int) -> None:
         left = self._carry.pop(index, b"")
         if left:
             part = self._blocks()[index]["reasoningContent"]
-            self._append(part, "redactedContent", base64.b64encode(left).decode("ascii"))
+            self._fields.append(part, "redactedContent", base64.b64encode(left).decode("ascii"))
 
     def _result_delta(self, index: int, value: Any) -> Update:
         items = [
-            self._mapping(item, "a toolResult part") for item in self._list(value, "the toolResult")
+            self._fields.mapping(item, "a toolResult part")
+            for item in self._fields.array(value, "the toolResult")
         ]
         if index >= len(self._kinds):
             raise StreamError(
@@ -304,7 +305,7 @@ class ConverseStreamAccumulator(Accumulator):
         if self._stopped:
             raise StreamError("a second messageStop")
         body = self._body(data)
-        reason = self._opt_str(body.get("stopReason"), "the stopReason")
+        reason = self._fields.opt_string(body.get("stopReason"), "the stopReason")
         response: dict[str, Any] = self.response  # type: ignore[assignment]
         response["stopReason"] = reason
         fields = body.get("additionalModelResponseFields")
@@ -320,7 +321,7 @@ class ConverseStreamAccumulator(Accumulator):
         body = self._body(data)
         for key in ("usage", "metrics"):
             if body.get(key) is not None:
-                self._mapping(body[key], f"the {key}")
+                self._fields.mapping(body[key], f"the {key}")
         response: dict[str, Any] = self.response  # type: ignore[assignment]
         response.update((key, body[key]) for key in METADATA if body.get(key) is not None)
         self._metadata = True

@@ -10,11 +10,11 @@ import binascii
 from collections.abc import Mapping
 from typing import Any
 
-from .. import JSONDecodeError, loads
-from .._errors import StreamError
+from .._errors import JSONDecodeError, StreamError
 from .._eventstream import EventStreamDecoder, EventStreamMessage
 from .._jsontext import describe
 from .._streams.body import BodyDecoder
+from .._streams.envelope import loads_envelope
 
 #: The exceptions a Bedrock stream may carry (``modelTimeoutException``: InvokeModel's only).
 EXCEPTIONS = frozenset(
@@ -58,11 +58,12 @@ def event_of(message: EventStreamMessage) -> dict[str, Any]:
 
 
 def json_object(payload: bytes, what: str) -> Any:
-    """A JSON object from bytes (an empty payload is ``{}``, as botocore reads it)."""
+    """A JSON object from bytes (an empty payload is ``{}``, as botocore reads it), decoded as
+    every event's envelope is (:func:`~jsonsnap._streams.envelope.loads_envelope`)."""
     if not payload:
         return {}
     try:
-        data = loads(payload.decode("utf-8"))  # our parser: no recursion, however deep
+        data = loads_envelope(payload.decode("utf-8"))
     except (UnicodeDecodeError, JSONDecodeError) as exc:
         raise StreamError(f"{what} is not JSON: {exc}") from None
     if not isinstance(data, dict):

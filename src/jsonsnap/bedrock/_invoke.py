@@ -76,7 +76,7 @@ class InvokeModelAccumulator(MessageAccumulator):
     def _message_stop(self, event: Mapping[str, Any]) -> list[Update]:
         metrics = event.get("amazon-bedrock-invocationMetrics")
         if metrics is not None:
-            self.invocation_metrics = dict(self._mapping(metrics, "the invocation metrics"))
+            self.invocation_metrics = dict(self._fields.mapping(metrics, "the invocation metrics"))
         return super()._message_stop(event)
 
     _HANDLERS: ClassVar[Mapping[str, Callable[..., list[Update]]]] = {

@@ -131,13 +131,13 @@ class GenerateContentAccumulator(Accumulator):
                 "or the prompt was blocked)"
             )
         candidates = data.get("candidates")
-        candidates = [] if candidates is None else self._list(candidates, "candidates")
+        candidates = [] if candidates is None else self._fields.array(candidates, "candidates")
         usage = data.get("usageMetadata")
         if usage is not None:
-            self._mapping(usage, "usageMetadata")
+            self._fields.mapping(usage, "usageMetadata")
         feedback = data.get("promptFeedback")
         if feedback is not None:
-            self._mapping(feedback, "promptFeedback")
+            self._fields.mapping(feedback, "promptFeedback")
         plans: list[tuple[int, list[Step]]] = []
         seen: set[int] = set()
         try:
@@ -191,9 +191,9 @@ class GenerateContentAccumulator(Accumulator):
 
     def _plan(self, candidate: Any, seen: set[int]) -> tuple[int, list[Step]]:
         """Check one candidate of a chunk; the steps that apply it."""
-        candidate = self._mapping(candidate, "a candidate")
+        candidate = self._fields.mapping(candidate, "a candidate")
         index = candidate.get("index")
-        index = 0 if index is None else self._key(index, "the candidate index")
+        index = 0 if index is None else self._fields.key(index, "the candidate index")
         if index in seen:
             raise StreamError(f"candidate {index} twice in one chunk")
         seen.add(index)
@@ -203,11 +203,11 @@ class GenerateContentAccumulator(Accumulator):
             self._candidates[index] = state
             self._fresh.append(index)
         content = candidate.get("content")
-        content = {} if content is None else self._mapping(content, "the content")
-        role = self._opt_str(content.get("role"), "the role")
+        content = {} if content is None else self._fields.mapping(content, "the content")
+        role = self._fields.opt_string(content.get("role"), "the role")
         parts = content.get("parts")
-        parts = [] if parts is None else self._list(parts, "the parts")
-        reason = self._opt_str(candidate.get("finishReason"), "finishReason")
+        parts = [] if parts is None else self._fields.array(parts, "the parts")
+        reason = self._fields.opt_string(candidate.get("finishReason"), "finishReason")
         if parts and state.finished:
             raise StreamError(f"parts after the finishReason of candidate {index}")
         streaming = state.streaming  # the parts are checked from where the last chunk left
@@ -216,10 +216,12 @@ class GenerateContentAccumulator(Accumulator):
         steps: list[Step] = []
         if role is not None:
             steps.append(set_role(role))
-        steps.extend(self._part(state, index, self._mapping(part, "a part")) for part in parts)
+        steps.extend(
+            self._part(state, index, self._fields.mapping(part, "a part")) for part in parts
+        )
         citations = citations_of(candidate.get("citationMetadata"))
         if citations is not None:
-            self._list(citations, "the citations")
+            self._fields.array(citations, "the citations")
         extra = {
             k: v
             for k, v in candidate.items()
@@ -245,8 +247,8 @@ class GenerateContentAccumulator(Accumulator):
         call = part.get("functionCall")
         if call is not None:
             if part.get("text") is not None:
-                raise self._malformed("a part with both text and a functionCall")
-            plan = self._call_plan(state, part, self._mapping(call, "the functionCall"))
+                raise self._fields.malformed("a part with both text and a functionCall")
+            plan = self._call_plan(state, part, self._fields.mapping(call, "the functionCall"))
             return lambda state: self._apply_call(state, plan)
         if state.open is not None:
             raise StreamError(
@@ -254,11 +256,13 @@ class GenerateContentAccumulator(Accumulator):
                 f"{index}"
             )
         if _TEXT_KEYS.issuperset(part):
-            text = self._opt_str(part.get("text"), "the text") or ""
+            text = self._fields.opt_string(part.get("text"), "the text") or ""
             thought = part.get("thought")
             if thought is not None and not isinstance(thought, bool):
-                raise self._malformed(f"thought is {describe(thought)}, not a boolean")
-            signature = self._opt_str(part.get("thoughtSignature"), "the thoughtSignature")
+                raise self._fields.malformed(f"thought is {describe(thought)}, not a boolean")
+            signature = self._fields.opt_string(
+                part.get("thoughtSignature"), "the thoughtSignature"
+            )
             return lambda state: self._apply_text(
                 state, index, part, text, bool(thought), signature
             )
@@ -286,8 +290,8 @@ class GenerateContentAccumulator(Accumulator):
             state.joinable = True
         else:
             if text:
-                self._check_text(last, "text")
-                self._append(last, "text", text)
+                self._fields.check_text(last, "text")
+                self._fields.append(last, "text", text)
             if signature is not None:
                 last["thoughtSignature"] = signature
         kind = "thought" if thought else "text"
@@ -308,17 +312,17 @@ class GenerateContentAccumulator(Accumulator):
     def _call_plan(
         self, state: Candidate, part: Mapping[str, Any], call: Mapping[str, Any]
     ) -> CallPlan:
-        name = self._opt_str(call.get("name"), "the function name")
-        id = self._opt_str(call.get("id"), "the function call id")
+        name = self._fields.opt_string(call.get("name"), "the function name")
+        id = self._fields.opt_string(call.get("id"), "the function call id")
         args = call.get("args")
         partial = call.get("partialArgs")
-        partial = [] if partial is None else self._list(partial, "partialArgs")
+        partial = [] if partial is None else self._fields.array(partial, "partialArgs")
         more = call.get("willContinue")
         if more is not None and not isinstance(more, bool):
-            raise self._malformed(f"willContinue is {describe(more)}, not a boolean")
-        self._opt_str(part.get("thoughtSignature"), "the thoughtSignature")
+            raise self._fields.malformed(f"willContinue is {describe(more)}, not a boolean")
+        self._fields.opt_string(part.get("thoughtSignature"), "the thoughtSignature")
         if args is not None:
-            args = self._mapping(args, "the function call's args")
+            args = self._fields.mapping(args, "the function call's args")
         texts: list[str] = []
         translator = state.open
         if translator is not None:  # more of the call whose arguments stream
@@ -328,7 +332,7 @@ class GenerateContentAccumulator(Accumulator):
                     f"a call to {name!r} while the arguments of the call to {old!r} stream"
                 )
             if args:
-                raise self._malformed("args in a call whose arguments stream as partialArgs")
+                raise self._fields.malformed("args in a call whose arguments stream as partialArgs")
             texts.extend(translator.entry(self._entry(entry), self._bad) for entry in partial)
             ends = not more
             if ends:
@@ -342,7 +346,7 @@ class GenerateContentAccumulator(Accumulator):
                     "names it, with willContinue)"
                 )
             if args:
-                raise self._malformed("args and partialArgs in one call")
+                raise self._fields.malformed("args and partialArgs in one call")
             new = ArgText()
             self._opened.append(new)
             texts.extend(new.entry(self._entry(entry), self._bad) for entry in partial)
@@ -357,11 +361,11 @@ class GenerateContentAccumulator(Accumulator):
         try:
             text = "" if args is None else args_text(args)
         except ValueError as exc:
-            raise self._malformed(f"the args of {name!r} are not JSON: {exc}") from None
+            raise self._fields.malformed(f"the args of {name!r} are not JSON: {exc}") from None
         return CallPlan(part, call, name, id, text, True, None, opens=True)
 
     def _entry(self, entry: Any) -> Mapping[str, Any]:
-        return self._mapping(entry, "a partial argument")
+        return self._fields.mapping(entry, "a partial argument")
 
     def _bad(self, message: str) -> StreamError:
         return StreamError(f"{self._kind}: {message}")

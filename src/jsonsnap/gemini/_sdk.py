@@ -16,7 +16,7 @@ import enum
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .._streams.events import copy_data
+from .._jsontext import copy_data
 
 #: What the SDK adds to a response that the wire never carried.
 _SDK_ONLY = frozenset({"sdk_http_response", "automatic_function_calling_history", "parsed"})

@@ -23,15 +23,14 @@ and fails with :class:`StreamError` (never another exception) on what a stream m
 
 from __future__ import annotations
 
-import json
-import math
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
 from .. import Parser
-from .._errors import StreamError, describe
+from .._errors import StreamError
+from .._jsontext import describe, json_number, json_text
 from .._parse.grammar import WS
 from .._streams.tool_input import ToolInput
 
@@ -143,64 +142,30 @@ def is_comment(data: str) -> bool:
 
 # --------------------------------------------------------------------------- arguments objects
 
-_END: Final = object()  # what a container's iterator gives at its end
 
-
-def _scalar(item: Any) -> str:
-    """A JSON scalar's text; :class:`StreamError` for what JSON cannot hold."""
-    if isinstance(item, str):
-        return json.dumps(item, ensure_ascii=False)
-    if item is None or isinstance(item, bool):
-        return "null" if item is None else "true" if item else "false"
-    if isinstance(item, int):
-        return int.__repr__(item)
-    if isinstance(item, float) and math.isfinite(item):
-        return float.__repr__(item)
-    raise StreamError(f"the function arguments hold {describe(item)}, which JSON cannot")
+def _number(item: Any) -> str:
+    """A JSON number's text; :class:`StreamError` for what JSON cannot hold."""
+    try:
+        return json_number(item)
+    except (TypeError, ValueError):
+        what = describe(item)
+        raise StreamError(f"the function arguments hold {what}, which JSON cannot") from None
 
 
 def dump_arguments(value: Any) -> str:
     """``arguments`` sent as a JSON object, as the compact JSON text a server that sends a
     string would have sent (``{"a":1,"b":[true,null]}``, non-ASCII kept). Written without
-    recursion; a value JSON cannot hold (``NaN``, a key that is not a string, a cycle, an
-    object of no JSON type) is a :class:`StreamError`."""
+    recursion (:func:`~jsonsnap._jsontext.json_text`); a value JSON cannot hold (``NaN``, a
+    key that is not a string, a cycle, an object of no JSON type) is a :class:`StreamError`."""
     if not isinstance(value, Mapping):
         raise StreamError(f"the function arguments are {describe(value)}, not a string or object")
-    out: list[str] = []
-    # The containers being written: their items, whether they are objects, their id, and
-    # how many items were written.
-    stack: list[tuple[Iterator[Any], bool, int, list[int]]] = []
-    open_ids: set[int] = set()  # one seen again while open is a cycle
-    item: Any = value
-    while True:
-        is_map = isinstance(item, Mapping)
-        if is_map or isinstance(item, (list, tuple)):
-            if id(item) in open_ids:
-                raise StreamError("the function arguments hold a cycle")
-            open_ids.add(id(item))
-            stack.append((iter(item.items() if is_map else item), is_map, id(item), [0]))
-            out.append("{" if is_map else "[")
-        else:
-            out.append(_scalar(item))
-        while stack:  # the next item to write, closing the containers that are over
-            items, in_map, key, count = stack[-1]
-            item = next(items, _END)
-            if item is _END:
-                out.append("}" if in_map else "]")
-                open_ids.discard(key)
-                stack.pop()
-                continue
-            if count[0]:
-                out.append(",")
-            count[0] += 1
-            if in_map:
-                name, item = item
-                if not isinstance(name, str):
-                    raise StreamError(f"the function arguments have the key {describe(name)}")
-                out.append(json.dumps(name, ensure_ascii=False) + ":")
-            break
-        else:
-            return "".join(out)
+    return json_text(
+        value,
+        surrogates=False,
+        number=_number,
+        bad_key=lambda key: StreamError(f"the function arguments have the key {describe(key)}"),
+        cycle=lambda: StreamError("the function arguments hold a cycle"),
+    )
 
 
 # --------------------------------------------------------------------------- glued values

@@ -27,7 +27,7 @@ import bisect
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, ClassVar
 
-from .._errors import describe
+from .._jsontext import describe
 from .._streams.events import carry_out
 from ..sse import ServerSentEvent
 from ..streams import Accumulator, StreamError, ToolInput, Update
@@ -265,10 +265,10 @@ class ChatCompletionAccumulator(Accumulator):
 
     def _chunk(self, chunk: Mapping[str, Any]) -> list[Update]:
         choices = chunk.get("choices")
-        choices = [] if choices is None else self._list(choices, "choices")
+        choices = [] if choices is None else self._fields.array(choices, "choices")
         usage = chunk.get("usage")
         if usage is not None:
-            self._mapping(usage, "the usage")
+            self._fields.mapping(usage, "the usage")
         finishing: set[int] = set()
         plans = [self._choice(choice, finishing) for choice in choices]
         reason = None if self._profile.mode is not None else marker(chunk)
@@ -299,13 +299,13 @@ class ChatCompletionAccumulator(Accumulator):
 
     def _choice(self, choice: Any, finishing: set[int]) -> tuple[int, list[Step]]:
         """Check one choice of a chunk; the steps that apply it."""
-        choice = self._mapping(choice, "a choice")
+        choice = self._fields.mapping(choice, "a choice")
         index = choice.get("index")
-        index = 0 if index is None else self._key(index, "the choice index")
+        index = 0 if index is None else self._fields.key(index, "the choice index")
         state = self._choices.get(index)
         finished = index in finishing or (state is not None and state.finished)
         delta = choice.get("delta")
-        delta = {} if delta is None else self._mapping(delta, "the delta")
+        delta = {} if delta is None else self._fields.mapping(delta, "the delta")
         # OpenRouter sends its reasoning twice, as text and as details: shown once.
         self._echoed = any(
             isinstance(delta.get(key), str) for key in ("reasoning", "reasoning_content")
@@ -319,11 +319,11 @@ class ChatCompletionAccumulator(Accumulator):
                 )
         logprobs = choice.get("logprobs")
         if logprobs is not None:
-            steps.append(logprobs_step(self._mapping(logprobs, "logprobs")))
+            steps.append(logprobs_step(self._fields.mapping(logprobs, "logprobs")))
         extra = {k: v for k, v in choice.items() if k not in _CHOICE_FIELDS and v is not None}
         if extra:
             steps.append(lambda state: latest(state.choice, extra))
-        reason = self._opt_str(choice.get("finish_reason"), "finish_reason")
+        reason = self._fields.opt_string(choice.get("finish_reason"), "finish_reason")
         if reason is not None:
             finishing.add(index)
             steps.append(lambda state: self._finish(state, index, reason))
@@ -333,7 +333,7 @@ class ChatCompletionAccumulator(Accumulator):
         return StreamError(f"{what} after finish_reason in choice {index}")
 
     def _text(self, index: int, key: str, value: Any, finished: bool) -> Step:
-        text = self._str(value, key)
+        text = self._fields.string(value, key)
         if text and finished:
             raise self._after_finish(index, key)
 
@@ -343,13 +343,13 @@ class ChatCompletionAccumulator(Accumulator):
                 if message.get(key) is None:
                     message[key] = ""
                 return []
-            self._append(message, key, text)
+            self._fields.append(message, key, text)
             return [Update(key, index, message, key, text, thinking=_TEXT_FIELDS[key])]
 
         return step
 
     def _role(self, index: int, key: str, value: Any, finished: bool) -> Step:
-        role = self._str(value, "the role")
+        role = self._fields.string(value, "the role")
 
         def step(state: Choice) -> list[Update]:
             if state.message.get("role") is None:  # set once
@@ -369,7 +369,7 @@ class ChatCompletionAccumulator(Accumulator):
 
     def _tool_calls(self, index: int, key: str, value: Any, finished: bool) -> Step:
         objects = self._profile.mode is not False  # arguments may come as a JSON object
-        calls = self._list(value, "tool_calls")
+        calls = self._fields.array(value, "tool_calls")
         deltas = [read_call_delta(self._fields, call, objects) for call in calls]
         if deltas and finished:
             raise self._after_finish(index, "a tool call")
@@ -423,7 +423,7 @@ class ChatCompletionAccumulator(Accumulator):
             part = entry["custom"]
             take_name(part, delta.name)
             if delta.input:
-                self._append(part, "input", delta.input)
+                self._fields.append(part, "input", delta.input)
             return Update("tool_call", index, entry, "input", custom_input=delta.input)
         entry.update((k, v) for k, v in delta.call.items() if k not in ("index", "id", "type"))
         return Update("tool_call", index, entry)  # a type this version does not know: as it came
@@ -442,14 +442,14 @@ class ChatCompletionAccumulator(Accumulator):
         tool.name = part["name"]
         changed = bool(text) and self._grow(tool, text)
         if text:
-            self._append(part, "arguments", text)
+            self._fields.append(part, "arguments", text)
         return Update(event, index, block, "arguments", tool=tool, fragment=text, changed=changed)
 
     def _function_call(self, index: int, key: str, value: Any, finished: bool) -> Step:
         """A legacy ``function_call`` delta: like a tool call's ``function``, one per choice."""
-        body = self._mapping(value, "function_call")
-        name = self._opt_str(body.get("name"), "the function name")
-        text = self._opt_str(body.get("arguments"), "the function arguments") or ""
+        body = self._fields.mapping(value, "function_call")
+        name = self._fields.opt_string(body.get("name"), "the function name")
+        text = self._fields.opt_string(body.get("arguments"), "the function arguments") or ""
         if (name or text) and finished:
             raise self._after_finish(index, "a function call")
 

@@ -111,15 +111,20 @@ class ResponseAccumulator(Accumulator):
         """Take the response's fields; its output only when it has one (the final response
         repeats every item whole), so that streamed items are never lost. The final response
         ends every tool call still streaming."""
-        response = dict(self._mapping(event.get("response"), "the response"))
+        response = dict(self._fields.mapping(event.get("response"), "the response"))
         output = self._output() if self.response is not None else []
         raws: dict[int, str | None] = {}
         items = response.get("output") if final else None
         if items:
-            items = [dict(self._mapping(i, "an output item")) for i in self._list(items, "output")]
+            items = [
+                dict(self._fields.mapping(i, "an output item"))
+                for i in self._fields.array(items, "output")
+            ]
             for index in self._tools:
                 if index < len(items):
-                    raws[index] = self._opt_str(items[index].get("arguments"), "the arguments")
+                    raws[index] = self._fields.opt_string(
+                        items[index].get("arguments"), "the arguments"
+                    )
             output = items
         response["output"] = output
         self.response = response
@@ -139,22 +144,22 @@ class ResponseAccumulator(Accumulator):
     def _item(self, event: Mapping[str, Any]) -> tuple[int, dict[str, Any]]:
         """The item an event is about, added and not done."""
         output = self._output()
-        index = self._place(event.get("output_index"), "output item", output, extend=False)
+        index = self._fields.place(event.get("output_index"), "output item", output, extend=False)
         if index in self._finished:
             raise StreamError(f"{self._kind} for output item {index}, which is done")
         return index, output[index]
 
     def _item_added(self, event: Mapping[str, Any]) -> list[Update]:
         output = self._output()
-        index = self._next(event.get("output_index"), "output item", output)
-        item = dict(self._mapping(event.get("item"), "the item"))
+        index = self._fields.next_place(event.get("output_index"), "output item", output)
+        item = dict(self._fields.mapping(event.get("item"), "the item"))
         tool = None
         arguments = ""
         changed = False
-        if self._opt_str(item.get("type"), "the item type") in self.TOOL_ITEMS:
-            arguments = self._opt_str(item.get("arguments"), "the arguments") or ""
-            name = self._opt_str(item.get("name"), "the name") or ""
-            call_id = self._opt_str(item.get("call_id") or item.get("id"), "the call id")
+        if self._fields.opt_string(item.get("type"), "the item type") in self.TOOL_ITEMS:
+            arguments = self._fields.opt_string(item.get("arguments"), "the arguments") or ""
+            name = self._fields.opt_string(item.get("name"), "the name") or ""
+            call_id = self._fields.opt_string(item.get("call_id") or item.get("id"), "the call id")
             tool = self._tools[index] = self._tool(index, name, call_id)
             item["arguments"] = arguments
             changed = bool(arguments) and self._grow(tool, arguments)
@@ -163,11 +168,13 @@ class ResponseAccumulator(Accumulator):
 
     def _item_done(self, event: Mapping[str, Any]) -> list[Update]:
         index, _ = self._item(event)
-        item = dict(self._mapping(event.get("item"), "the item"))
+        item = dict(self._fields.mapping(event.get("item"), "the item"))
         tool = self._tools.get(index)
         changed = None
         if tool is not None:
-            changed = self._end(tool, self._opt_str(item.get("arguments"), "the arguments"))
+            changed = self._end(
+                tool, self._fields.opt_string(item.get("arguments"), "the arguments")
+            )
             item["arguments"] = tool.raw
         self._output()[index] = item
         self._finished.add(index)
@@ -177,21 +184,21 @@ class ResponseAccumulator(Accumulator):
         """The part of an item an event is about: one there is, or the next one (made now:
         the caller has checked everything else)."""
         parts = item.get(key)
-        parts = [] if parts is None else self._list(parts, f"the item's {key}")
-        index = self._place(place, f"{key} part", parts, extend=True)
+        parts = [] if parts is None else self._fields.array(parts, f"the item's {key}")
+        index = self._fields.place(place, f"{key} part", parts, extend=True)
         if index == len(parts):
             item[key] = parts
             parts.append({})
         part = parts[index]
         if not isinstance(part, dict):
-            raise self._malformed(f"a {key} part is not an object")
+            raise self._fields.malformed(f"a {key} part is not an object")
         return part
 
     def _part_event(self, event: Mapping[str, Any]) -> list[Update]:
         key, place = _PART_EVENTS[self._kind]
         index, item = self._item(event)
         whole = event.get("part")
-        whole = {} if whole is None else self._mapping(whole, "the part")
+        whole = {} if whole is None else self._fields.mapping(whole, "the part")
         part = self._part(item, key, event.get(place))
         part.clear()
         part.update(whole)
@@ -199,17 +206,17 @@ class ResponseAccumulator(Accumulator):
 
     def _delta_text(self, event: Mapping[str, Any]) -> str:
         delta = event.get("delta")
-        return "" if delta is None else self._str(delta, "the delta")
+        return "" if delta is None else self._fields.string(delta, "the delta")
 
     def _text_delta(self, event: Mapping[str, Any]) -> list[Update]:
         key, place, field, thinking = _TEXT_DELTAS[self._kind]
         index, item = self._item(event)
         text = self._delta_text(event)
         part = self._part(item, key, event.get(place))
-        self._check_text(part, field)
+        self._fields.check_text(part, field)
         if key == "summary":
             part.setdefault("type", "summary_text")
-        self._append(part, field, text)
+        self._fields.append(part, field, text)
         delta = "summary" if key == "summary" else field
         return [Update(self._kind, index, item, delta, text, thinking=thinking)]
 
@@ -228,7 +235,7 @@ class ResponseAccumulator(Accumulator):
         annotations = part.get("annotations")
         if annotations is None:
             annotations = part["annotations"] = []
-        self._list(annotations, "the annotations").append(event.get("annotation"))
+        self._fields.array(annotations, "the annotations").append(event.get("annotation"))
         return [Update(self._kind, index, item)]
 
     def _arguments_delta(self, event: Mapping[str, Any]) -> list[Update]:
@@ -237,16 +244,16 @@ class ResponseAccumulator(Accumulator):
         tool = self._tools.get(index)
         if tool is None:
             raise StreamError(f"{self._kind} for output item {index}, not a tool call")
-        self._check_text(item, "arguments")
+        self._fields.check_text(item, "arguments")
         changed = self._grow(tool, text)
-        self._append(item, "arguments", text)
+        self._fields.append(item, "arguments", text)
         return [
             Update(self._kind, index, item, "arguments", tool=tool, fragment=text, changed=changed)
         ]
 
     def _arguments_done(self, event: Mapping[str, Any]) -> list[Update]:
         index, item = self._item(event)
-        raw = self._opt_str(event.get("arguments"), "the arguments")
+        raw = self._fields.opt_string(event.get("arguments"), "the arguments")
         tool = self._tools.get(index)
         if tool is None:
             return [Update(self._kind, index, item)]
@@ -257,8 +264,8 @@ class ResponseAccumulator(Accumulator):
     def _custom_delta(self, event: Mapping[str, Any]) -> list[Update]:
         index, item = self._item(event)
         text = self._delta_text(event)
-        self._check_text(item, "input")
-        self._append(item, "input", text)
+        self._fields.check_text(item, "input")
+        self._fields.append(item, "input", text)
         return [Update(self._kind, index, item, "input", custom_input=text)]
 
     _HANDLERS: ClassVar[Mapping[str, Callable[..., list[Update]]]] = {

@@ -13,13 +13,12 @@ from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 from .. import JSONDecodeError, loads
-from .._jsontext import describe
+from .._jsontext import NOTHING, describe
 from .._streams.surrogates import HeldHalves
 from ..streams import Accumulator, StreamError, ToolInput, Update
 from ._dump import dump
 from ._parts import (
     ATTACHED,
-    MISSING,
     merge,
     output_fields,
     text_part,
@@ -124,7 +123,7 @@ class UIMessageAccumulator(Accumulator):
         tool = self._tools.get(place)
         part = self._parts()[place]
         if tool is None:
-            self._append(part, "text", half)
+            self._fields.append(part, "text", half)
         elif not tool.ended:
             shown = part.get("state") == "input-streaming"  # (not once an output came)
             if shown:
@@ -139,21 +138,21 @@ class UIMessageAccumulator(Accumulator):
     def _flag(self, event: Mapping[str, Any], key: str) -> bool | None:
         value = event.get(key)
         if value is not None and type(value) is not bool:
-            raise self._malformed(f"{key} is {describe(value)}, not a boolean")
+            raise self._fields.malformed(f"{key} is {describe(value)}, not a boolean")
         return value
 
     def _metadata(self, event: Mapping[str, Any]) -> Mapping[str, Any] | None:
         value = event.get("providerMetadata")
         if value is None:
             return None
-        metadata = self._mapping(value, "providerMetadata")
+        metadata = self._fields.mapping(value, "providerMetadata")
         for inner in metadata.values():
-            self._mapping(inner, "a provider's metadata")
+            self._fields.mapping(inner, "a provider's metadata")
         return metadata
 
     def _part_id(self, event: Mapping[str, Any], open_parts: dict[str, int]) -> int:
         """The place of the open part a delta or end is about."""
-        part_id = self._str(event.get("id"), "the part id")
+        part_id = self._fields.string(event.get("id"), "the part id")
         place = open_parts.get(part_id)
         if place is None:
             kind = self._kind.partition("-")[0]
@@ -165,12 +164,12 @@ class UIMessageAccumulator(Accumulator):
         try:
             return dump(value)
         except (TypeError, ValueError) as exc:
-            raise self._malformed(f"{what} is not JSON: {exc}") from None
+            raise self._fields.malformed(f"{what} is not JSON: {exc}") from None
 
     # -- the message -----------------------------------------------------------------------
 
     def _start(self, event: Mapping[str, Any]) -> list[Update]:
-        message_id = self._opt_str(event.get("messageId"), "the messageId")
+        message_id = self._fields.opt_string(event.get("messageId"), "the messageId")
         metadata = event.get("messageMetadata")
         had = self.message is not None
         self._parts()
@@ -203,7 +202,7 @@ class UIMessageAccumulator(Accumulator):
         return [Update("message-metadata")]
 
     def _finish(self, event: Mapping[str, Any]) -> list[Update]:
-        reason = self._opt_str(event.get("finishReason"), "the finishReason")
+        reason = self._fields.opt_string(event.get("finishReason"), "the finishReason")
         self._parts()
         self._merge_metadata(event.get("messageMetadata"))
         if reason is not None:
@@ -216,7 +215,7 @@ class UIMessageAccumulator(Accumulator):
         return [Update("abort")]
 
     def _error_chunk(self, event: Mapping[str, Any]) -> list[Update]:
-        text = self._str(event.get("errorText"), "the errorText")
+        text = self._fields.string(event.get("errorText"), "the errorText")
         raise StreamError(text, error_type="error")
 
     def _start_step(self, event: Mapping[str, Any]) -> list[Update]:
@@ -237,7 +236,7 @@ class UIMessageAccumulator(Accumulator):
 
     def _open(self, event: Mapping[str, Any]) -> list[Update]:
         reasoning = self._kind == "reasoning-start"
-        part_id = self._str(event.get("id"), "the part id")
+        part_id = self._fields.string(event.get("id"), "the part id")
         metadata = self._metadata(event)
         parts = self._shown()
         part = text_part(reasoning, part_id, metadata)
@@ -248,10 +247,10 @@ class UIMessageAccumulator(Accumulator):
     def _grow_text(self, event: Mapping[str, Any]) -> list[Update]:
         reasoning = self._kind == "reasoning-delta"
         place = self._part_id(event, self._reasoning if reasoning else self._text)
-        text = self._str(event.get("delta"), "the delta")
+        text = self._fields.string(event.get("delta"), "the delta")
         metadata = self._metadata(event)
         part = self._shown()[place]
-        self._append(part, "text", self._halves.join(place, text))
+        self._fields.append(part, "text", self._halves.join(place, text))
         if metadata is not None:
             part["providerMetadata"] = metadata
         return [Update(self._kind, place, part, text=text, thinking=reasoning)]
@@ -273,8 +272,8 @@ class UIMessageAccumulator(Accumulator):
 
     def _call_head(self, event: Mapping[str, Any]) -> tuple[str, str, bool, bool | None]:
         """The toolCallId, toolName, dynamic and providerExecuted of a chunk that names both."""
-        call_id = self._str(event.get("toolCallId"), "the toolCallId")
-        name = self._str(event.get("toolName"), "the toolName")
+        call_id = self._fields.string(event.get("toolCallId"), "the toolCallId")
+        name = self._fields.string(event.get("toolName"), "the toolName")
         dynamic = self._flag(event, "dynamic") is True
         return call_id, name, dynamic, self._flag(event, "providerExecuted")
 
@@ -315,7 +314,7 @@ class UIMessageAccumulator(Accumulator):
         return [Update(self._kind, place, part, tool=tool)]
 
     def _streamed(self, event: Mapping[str, Any]) -> tuple[int, ToolInput]:
-        call_id = self._str(event.get("toolCallId"), "the toolCallId")
+        call_id = self._fields.string(event.get("toolCallId"), "the toolCallId")
         found = self._streaming.get(call_id)
         if found is None:
             raise StreamError(f"{self._kind} for tool call {call_id!r}, which has not started")
@@ -324,7 +323,7 @@ class UIMessageAccumulator(Accumulator):
 
     def _tool_input_delta(self, event: Mapping[str, Any]) -> list[Update]:
         place, tool = self._streamed(event)
-        text = self._str(event.get("inputTextDelta"), "the inputTextDelta")
+        text = self._fields.string(event.get("inputTextDelta"), "the inputTextDelta")
         part = self._parts()[place]
         if tool.ended:
             self._grow(tool, text)  # which refuses it, before anything changes
@@ -345,9 +344,9 @@ class UIMessageAccumulator(Accumulator):
         tool = None if place is None else self._tools.get(place)
         if tool is not None and tool.ended:
             raise StreamError(f"{self._kind} for tool call {call_id!r}, whose input has ended")
-        value = event.get("input", MISSING)
+        value = event.get("input", NOTHING)
         as_text = isinstance(value, str) and self._kind == "tool-input-error"
-        text = None if value is MISSING else value if as_text else self._json(value, "the input")
+        text = None if value is NOTHING else value if as_text else self._json(value, "the input")
         if tool is not None and place is not None:
             self._release(place)  # the input has ended: all of what it streamed
         if text is not None and not as_text:
@@ -374,8 +373,8 @@ class UIMessageAccumulator(Accumulator):
         metadata = self._metadata(event)
         place = self._in_step(dynamic, call_id)
         tool, raw = self._input_tool(event, name, call_id, place)
-        value = event.get("input", MISSING)
-        fields = {} if value is MISSING else {"input": value}
+        value = event.get("input", NOTHING)
+        fields = {} if value is NOTHING else {"input": value}
         place, part = self._set_call(place, dynamic, call_id, name, "input-available", fields,
                                      executed)  # fmt: skip
         if metadata is not None:
@@ -385,13 +384,13 @@ class UIMessageAccumulator(Accumulator):
 
     def _tool_input_error(self, event: Mapping[str, Any]) -> list[Update]:
         call_id, name, dynamic, executed = self._call_head(event)
-        text = self._str(event.get("errorText"), "the errorText")
+        text = self._fields.string(event.get("errorText"), "the errorText")
         metadata = self._metadata(event)
         place = self._in_step(dynamic, call_id)
         tool, raw = self._input_tool(event, name, call_id, place)
-        value = event.get("input", MISSING)
+        value = event.get("input", NOTHING)
         fields: dict[str, Any] = {"errorText": text}
-        if value is not MISSING:
+        if value is not NOTHING:
             fields["input" if dynamic else "rawInput"] = value
         place, part = self._set_call(place, dynamic, call_id, name, "output-error", fields,
                                      executed)  # fmt: skip
@@ -403,7 +402,7 @@ class UIMessageAccumulator(Accumulator):
         return [Update(self._kind, place, part, tool=tool, changed=True)]
 
     def _output_part(self, event: Mapping[str, Any]) -> tuple[int, dict[str, Any], bool]:
-        call_id = self._str(event.get("toolCallId"), "the toolCallId")
+        call_id = self._fields.string(event.get("toolCallId"), "the toolCallId")
         dynamic = self._flag(event, "dynamic") is True
         place = self._calls.get((dynamic, call_id))
         if place is None:
@@ -416,7 +415,7 @@ class UIMessageAccumulator(Accumulator):
         executed = self._flag(event, "providerExecuted")
         available = self._kind == "tool-output-available"
         preliminary = self._flag(event, "preliminary") if available else None
-        text = None if available else self._str(event.get("errorText"), "the errorText")
+        text = None if available else self._fields.string(event.get("errorText"), "the errorText")
         self._release(place)  # an input still streaming: the output shows all it streamed
         state, fields = output_fields(part, event, dynamic, preliminary, text)
         name = part.get("toolName", "")
@@ -429,9 +428,9 @@ class UIMessageAccumulator(Accumulator):
         required, optional = ATTACHED[self._kind]
         part: dict[str, Any] = {"type": self._kind}
         for key in required:
-            part[key] = self._str(event.get(key), f"the {key}")
+            part[key] = self._fields.string(event.get(key), f"the {key}")
         for key in optional:
-            value = self._opt_str(event.get(key), f"the {key}")
+            value = self._fields.opt_string(event.get(key), f"the {key}")
             if value is not None:
                 part[key] = value
         metadata = self._metadata(event)
@@ -443,7 +442,7 @@ class UIMessageAccumulator(Accumulator):
 
     def _data_part(self, event: Mapping[str, Any]) -> list[Update]:
         kind: str = event["type"]
-        data_id = self._opt_str(event.get("id"), "the data part id")
+        data_id = self._fields.opt_string(event.get("id"), "the data part id")
         if self._flag(event, "transient"):
             self._parts()
             return [Update(kind)]  # for the moment: never in the message

@@ -11,12 +11,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
+from .._jsontext import NOTHING
+
 #: Keys the client never lets an override merge into metadata.
 UNSAFE_KEYS: Final = frozenset({"__proto__", "constructor", "prototype"})
 #: The fields of a tool part that each update of it sets or clears (``undefined``).
 CALL_FIELDS: Final = ("input", "output", "rawInput", "errorText", "preliminary")
 #: A field a chunk does not have (``undefined``, where ``None`` is its ``null``).
-MISSING: Any = object()
 #: The fields of each kind of source and file part: required, and optional strings.
 ATTACHED: Final[Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]]] = {
     "source-url": (("sourceId", "url"), ("title",)),
@@ -67,8 +68,8 @@ def update_tool_part(
     ``fields``) or cleared, and ``providerExecuted`` when the chunk says it."""
     part["state"] = state
     for key in CALL_FIELDS:
-        value = fields.get(key, MISSING)
-        if value is MISSING:
+        value = fields.get(key, NOTHING)
+        if value is NOTHING:
             part.pop(key, None)
         else:
             part[key] = value
