@@ -242,14 +242,15 @@ class CheckingTree(WatchedTree):
     def close(self) -> None:
         value = self.stack[-1]
         checker = self.checker
-        checker.close(value)
+        tell = checker.close(value)
         if self.observer is None and self.pairs is None and self.object_hook is None:
             self.stack.pop()
             self.keys.pop()
             self.nodes.pop()
         else:
             WatchedTree.close(self)
-        checker.closed(value)
+        if tell:
+            checker.closed(value)
 
     def begins(self) -> None:
         self.checker.begins()
@@ -294,15 +295,21 @@ class CheckingTree(WatchedTree):
         Tree.key_start(self)
 
     def append(self, text: str) -> None:
-        self.checker.append(text, 1, len(text))
+        checker = self.checker
+        if checker.exact:
+            checker.append(text, 1, len(text))
         Tree.append(self, text)
 
     def escape(self, text: str, length: int) -> None:
-        self.checker.append(text, 0, length)
+        checker = self.checker
+        if checker.exact:
+            checker.append(text, 0, length)
         Tree.append(self, text)
 
     def string_end(self) -> bool:
-        self.checker.string_end()
+        checker = self.checker
+        if checker.exact:
+            checker.string_end()
         if self.observer is None and self.pairs is None:
             return Tree.string_end(self)
         return WatchedTree.string_end(self)
