@@ -131,15 +131,20 @@ class Checker(Protocol):
     keeps, as it is told.
     """
 
+    #: Whether the open string or key is read exactly: only then is the checker told
+    #: :meth:`append` and :meth:`string_end` (a plain attribute, read once per call).
+    exact: bool
+
     def open(self, container: Any) -> None:
         """An array or object begins (the tree links and pushes it next)."""
 
-    def close(self, value: Any) -> None:
-        """The open ``value`` ends (the tree pops it next, and applies the hooks)."""
+    def close(self, value: Any) -> bool:
+        """The open ``value`` ends (the tree pops it next, and applies the hooks); whether
+        the checker is to be told :meth:`closed` then."""
 
     def closed(self, value: Any) -> None:
         """The tree has left ``value`` (as it was before the hooks): it is complete in its
-        container."""
+        container (called only when :meth:`close` asked for it)."""
 
     def begins(self) -> None:
         """A number or literal begins, and the fragment ends before it does."""
@@ -163,8 +168,8 @@ class Checker(Protocol):
         """A key begins (at ``quote``)."""
 
     def append(self, text: str, width: int, length: int) -> None:
-        """More of the open string or key: ``text``, read from ``length`` characters of
-        input (``width`` 1: one each; 0: the characters of one escape)."""
+        """More of the open string or key, read exactly: ``text``, read from ``length``
+        characters of input (``width`` 1: one each; 0: the characters of one escape)."""
 
     def string_end(self) -> None:
-        """The open string or key ends: its closing quote is read."""
+        """The open string or key, read exactly, ends: its closing quote is read."""

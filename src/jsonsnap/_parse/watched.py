@@ -209,32 +209,75 @@ class CheckingTree(WatchedTree):
         self.checker = checker
         self.placed = True  # (the checker says where a value is by its node)
 
+    # (Each call below writes out the watched tree's own call when the tree has nothing to
+    # do but link and keep the nodes: no observer, no object hooks, no depth limit, no value
+    # taken back. A checked parse makes these calls once per value.)
+
     def open(self, container: Any) -> None:
         self.checker.open(container)
-        WatchedTree.open(self, container)
+        if self.observer is not None or self.pairs is not None or self.max_depth is not None:
+            WatchedTree.open(self, container)
+            return
+        if self.retracted is not None and self._same_as_retracted(container):
+            self.version -= 1
+        self.version += 1
+        stack = self.stack
+        nodes = self.nodes
+        if not stack:
+            self.box[0] = container
+            nodes.append((None, None, 0))
+        else:
+            top = stack[-1]
+            parent = nodes[-1]
+            if type(top) is list:
+                nodes.append((parent, len(top), parent[2] + 1))
+                top.append(container)
+            else:
+                key = self.keys[-1]
+                nodes.append((parent, key, parent[2] + 1))
+                top[key] = container
+        stack.append(container)
+        self.keys.append(None)
 
     def close(self) -> None:
         value = self.stack[-1]
         checker = self.checker
-        checker.close(value)
-        WatchedTree.close(self)
-        checker.closed(value)
+        tell = checker.close(value)
+        if self.observer is None and self.pairs is None and self.object_hook is None:
+            self.stack.pop()
+            self.keys.pop()
+            self.nodes.pop()
+        else:
+            WatchedTree.close(self)
+        if tell:
+            checker.closed(value)
 
     def begins(self) -> None:
         self.checker.begins()
 
     def scalar(self, value: Any) -> None:
         self.checker.scalar(value)
-        WatchedTree.scalar(self, value)
+        if self.observer is None and self.pairs is None and self.retracted is None:
+            Tree._link(self, value)
+        else:
+            WatchedTree.scalar(self, value)
 
     def element(self, value: Any) -> None:
         self.checker.element(value)
-        WatchedTree.scalar(self, value)
+        if self.observer is None and self.pairs is None and self.retracted is None:
+            self.version += 1
+            self.stack[-1].append(value)
+        else:
+            WatchedTree.scalar(self, value)
 
     def member(self, key: str, value: Any) -> None:
         self.keys[-1] = key  # (the checker reads the member's key where the tree keeps it)
         self.checker.member(key, value)
-        WatchedTree.scalar(self, value)
+        if self.observer is None and self.pairs is None and self.retracted is None:
+            self.version += 1
+            self.stack[-1][key] = value
+        else:
+            WatchedTree.scalar(self, value)
 
     def key(self, text: str) -> None:
         self.checker.key(text)
@@ -242,20 +285,31 @@ class CheckingTree(WatchedTree):
 
     def string_start(self) -> None:
         self.checker.string_start()
-        WatchedTree.string_start(self)
+        if self.observer is None:
+            Tree.string_start(self)
+        else:
+            WatchedTree.string_start(self)
 
     def key_start(self) -> None:
         self.checker.key_start()
         Tree.key_start(self)
 
     def append(self, text: str) -> None:
-        self.checker.append(text, 1, len(text))
+        checker = self.checker
+        if checker.exact:
+            checker.append(text, 1, len(text))
         Tree.append(self, text)
 
     def escape(self, text: str, length: int) -> None:
-        self.checker.append(text, 0, length)
+        checker = self.checker
+        if checker.exact:
+            checker.append(text, 0, length)
         Tree.append(self, text)
 
     def string_end(self) -> bool:
-        self.checker.string_end()
+        checker = self.checker
+        if checker.exact:
+            checker.string_end()
+        if self.observer is None and self.pairs is None:
+            return Tree.string_end(self)
         return WatchedTree.string_end(self)

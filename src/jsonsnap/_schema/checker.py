@@ -89,6 +89,7 @@ class SchemaChecker:
         "checks",
         "cursor",
         "exact",
+        "frames",
         "key_leaves",
         "raw",
         "report",
@@ -104,6 +105,7 @@ class SchemaChecker:
         self.report = Report(raise_)
         self.checks = Checks(root, self.report)
         self.text = TextChecks(self.checks, self.report)
+        self.frames: list[Frame | None] = self.checks.frames  # (the same list, read per value)
         self.string: Frame | None = None  # the open string's checks, when exact
         self.key_leaves: list[Leaf] | None = None  # the key's checks, when exact
         self.exact = False  # whether the open string (or key) is read exactly
@@ -123,10 +125,6 @@ class SchemaChecker:
     @property
     def dropped(self) -> int:
         return self.report.dropped
-
-    @property
-    def frames(self) -> list[Frame | None]:
-        return self.checks.frames
 
     def _exact(self, on: bool) -> None:
         """Have the automaton read the open string (or key) one escape at a time, so that
@@ -160,9 +158,9 @@ class SchemaChecker:
         if frame is not None and frame.hashed:
             checks.hashing += 1
 
-    def close(self, value: Any) -> None:
+    def close(self, value: Any) -> bool:
         checks = self.checks
-        frames = checks.frames
+        frames = self.frames
         frame = frames[-1]
         if frame is not None:
             checks.end_container(frame, value, self.cursor.at)
@@ -173,11 +171,11 @@ class SchemaChecker:
                 checks.known.clear()
                 checks.ids.clear()
                 checks.enums.clear()
+        # Told when closed only when its container checks uniqueItems.
+        return bool(frames) and (outer := frames[-1]) is not None and outer.unique
 
     def closed(self, value: Any) -> None:
-        frames = self.checks.frames
-        if frames and frames[-1] is not None and frames[-1].unique:
-            self.checks.child_done(value, self.cursor.at)
+        self.checks.child_done(value, self.cursor.at)
 
     # ------------------------------------------------------------------ scalars
 
@@ -203,11 +201,11 @@ class SchemaChecker:
             checks.any_scalar(value, kind, start, end)
 
     def element(self, value: Any) -> None:
-        if self.checks.frames[-1] is not None and not self.checks.quick(value):
+        if self.frames[-1] is not None and not self.checks.quick(value):
             self._matched(value)
 
     def member(self, key: str, value: Any) -> None:
-        frame = self.checks.frames[-1]
+        frame = self.frames[-1]
         if frame is not None:
             keyed = frame.keys
             if keyed and (
@@ -224,7 +222,7 @@ class SchemaChecker:
                 self._matched(value)
 
     def key(self, text: str) -> None:
-        frame = self.checks.frames[-1]
+        frame = self.frames[-1]
         if frame is not None and frame.keys:
             m = self.cursor.match
             offset = self.cursor.offset
@@ -271,8 +269,7 @@ class SchemaChecker:
             self.key_leaves = None
 
     def append(self, text: str, width: int, length: int) -> None:
-        if not self.exact:
-            return
+        # (told only while the open string or key is read exactly)
         pos = self.cursor.quote + 1 + self.raw
         self.raw += length
         tree = self.tree
@@ -302,8 +299,7 @@ class SchemaChecker:
             self.report.fail_all(failed)
 
     def string_end(self) -> None:
-        if not self.exact:  # nothing to check (an exact string or key is read exactly)
-            return
+        # (told only when the string or key was read exactly: nothing else is checked then)
         quote = self.cursor.quote
         end = quote + 1 + self.raw
         self._exact(False)

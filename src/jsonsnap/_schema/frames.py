@@ -52,7 +52,17 @@ NO_GROUPS: list[Group] = []
 class Frame:
     """The checks on an open array, object or string."""
 
-    __slots__ = ("groups", "hashed", "keys", "kind", "leaves", "start", "unique", "where")
+    __slots__ = (
+        "groups",
+        "hashed",
+        "keys",
+        "kind",
+        "leaves",
+        "single",
+        "start",
+        "unique",
+        "where",
+    )
 
     def __init__(
         self, kind: int, leaves: list[Leaf], groups: list[Group], where: Where, start: int
@@ -71,11 +81,17 @@ class Frame:
             self.keys: list[Leaf] = leaves if shape.keyed and kind == OBJECT else _NONE
             # Whether canonical keys are made of what is inside it (uniqueItems, or its enum).
             self.hashed = self.unique or shape.enum is not None
+            # Its one shape, when the value must match it and nothing else (the commonest
+            # case: ``Checks.one_shape``).
+            self.single: Shape | None = (
+                shape if leaves[0].owner is None and not self.unique else None
+            )
         else:
             self.unique = kind == ARRAY and any(leaf.shape.unique for leaf in leaves)
             keyed = [leaf for leaf in leaves if leaf.shape.keyed] if kind == OBJECT else None
             self.keys = keyed or _NONE
             self.hashed = self.unique or any(leaf.shape.enum is not None for leaf in leaves)
+            self.single = None
 
 
 class Checks:
@@ -243,10 +259,9 @@ class Checks:
         frame = self.frames[-1]
         if frame is None:
             return None  # nothing is checked in this container
-        leaves = frame.leaves
-        if len(leaves) != 1 or leaves[0].owner is not None or frame.unique:
+        shape = frame.single
+        if shape is None:
             return NOT_SIMPLE
-        shape = leaves[0].shape
         top = stack[-1]
         if type(top) is list:
             index = len(top)
