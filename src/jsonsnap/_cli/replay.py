@@ -33,7 +33,8 @@ import textwrap
 import time
 from typing import Any
 
-from .. import JSONDecodeError, loads
+from .. import JSONDecodeError
+from .._streams.envelope import loads_envelope
 from ..bedrock import EventStreamMessage, event_of
 from ..streams import detect
 from .inputs import (
@@ -430,8 +431,8 @@ class Replay:
             if self.first is None:
                 self.first = _said(next(iter(named)), 40)
         elif kind is None:  # what the event is, to say what the stream is if none tells
-            try:  # our parser: no recursion, however deep the data
-                data = loads(event.data)
+            try:  # as every envelope is read: no recursion error, however deep the data
+                data = loads_envelope(event.data)
             except JSONDecodeError:
                 return None
             if isinstance(data, dict):
