@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 import jsonsnap
+from builds import require_build
 from workloads import file_write, split_random
 
 
@@ -63,6 +64,7 @@ def subscribed(pieces: list[str]) -> Any:
 
 
 def main() -> None:
+    require_build()
     text = file_write(1_000_000, random.Random(1))
     pieces = list(split_random(text, random.Random(2), 16, 64))
     base = best_of(lambda: plain(pieces))

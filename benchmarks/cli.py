@@ -32,6 +32,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from builds import require_build
+
 COLUMNS, ROWS = 100, 30
 TARGET = 3.0
 WORDS = ("the", "of", "stream", "value", "parser", "snapshot", "fragment", "terminal", "record")
@@ -162,6 +164,7 @@ def main() -> int:
     options = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     options.add_argument("--rounds", type=int, default=3, help="runs of each (the best counts)")
     rounds = options.parse_args().rounds
+    require_build()
     worst = 0.0
     with tempfile.TemporaryDirectory() as folder:
         print(f"{'workload':<28} {'pty':>8} {'pipe':>8} {'ratio':>6}")

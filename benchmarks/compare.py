@@ -69,7 +69,8 @@ class Version:
     proc: subprocess.Popen[str] | None = None
     hello: dict[str, Any] = field(default_factory=dict)
 
-    def start(self, quick: bool, groups: Sequence[str], wall: bool) -> None:
+    def start(self, quick: bool, groups: Sequence[str], wall: bool, build: str = "pure") -> None:
+        """Start the worker on ``src``, which must hold the ``build`` named."""
         cmd = [
             sys.executable,
             "-I",
@@ -79,6 +80,8 @@ class Version:
             str(self.src),
             "--only",
             ",".join(groups),
+            "--build",
+            build,
         ]
         if quick:
             cmd.append("--quick")
@@ -108,6 +111,14 @@ class Version:
         pipe_in.write(json.dumps({"item": item, "loops": loops}) + "\n")
         pipe_in.flush()
         return float(self.receive()["seconds"])
+
+    def memory(self, item: str) -> float | None:
+        """What ``item`` measures besides time (``Item.memory``), on this version."""
+        pipe_in, _ = self._pipes()
+        pipe_in.write(json.dumps({"item": item, "memory": True}) + "\n")
+        pipe_in.flush()
+        found = self.receive()["memory"]
+        return None if found is None else float(found)
 
     def stop(self) -> None:
         if self.proc is None:

@@ -1,16 +1,19 @@
 """The worker of ``compare.py``: one version of jsonsnap, timed item by item on request.
 
-    python -I -S -B benchmarks/compare_worker.py SRC --only A,B,O,P [--quick] [--wall]
+    python -I -S -B benchmarks/compare_worker.py SRC --only A,B,O,P [--quick] [--wall] [--build B]
 
 ``compare.py`` starts one per version, with ``-I -S -B`` so that neither the editable install
 of this checkout nor the other version's modules can be imported instead, and no bytecode is
 written into the directories compared. The worker puts ``SRC`` (a directory holding a
-``jsonsnap`` package) and ``benchmarks/`` first on its path, checks where ``jsonsnap`` came
-from, builds the items (:func:`build_items`), runs and checks each once, and says so in one
-JSON line (the items, a fingerprint of what they stream, each one's first time and problems).
-Then it answers each request (``{"item": ..., "loops": N}``) with the CPU time per call of a
-loop of ``N`` calls (per event for the replay), until ``{"quit": true}`` or the end of its
-input.
+``jsonsnap`` package) and ``benchmarks/`` first on its path, checks that ``jsonsnap`` came from
+there and is the build ``--build`` names (``builds.build_problem``), builds the items
+(:func:`build_items`), runs and checks each once, and says so in one JSON line (the items, a
+fingerprint of what they stream, each one's first time and problems). Then it answers each
+request (``{"item": ..., "loops": N}``) with the CPU time per call of a loop of ``N`` calls (per
+event for the replay), or with ``{"item": ..., "memory": true}`` what the item measures besides
+time (``Item.memory``), until ``{"quit": true}`` or the end of its input. ``run.py --compiled
+DIR`` starts one on the compiled build for the groups of ``accumulator.py``, ``gateway.py`` and
+``sdk.py`` (``sides.py``).
 """
 
 from __future__ import annotations
@@ -46,14 +49,19 @@ class Item:
     check: Callable[[], str | None]
     per: int = 1
     """What one call is timed per: a sample is divided by it (events, for the replay)."""
+    memory: Callable[[], float] | None = None
+    """What the item measures besides time, once (bytes per stream, for the server)."""
 
 
 def build_items(quick: bool, groups: Sequence[str]) -> list[Item]:
     """What the worker times, in order. Imports jsonsnap: call it once ``sys.path`` is set."""
+    import accumulator
+    import gateway
+    import sdk
     import workloads
 
     wanted = set(groups)
-    build = wanted - {"O", "P"}
+    build = wanted & set(workloads.GROUPS)
     if "O" in wanted:
         build |= {"B", "C"}
     wls = workloads.build(quick=quick, groups=sorted(build))
@@ -62,6 +70,9 @@ def build_items(quick: bool, groups: Sequence[str]) -> list[Item]:
         items += one_shot_items(wls)
     if "P" in wanted:
         items += replay_items(RECORDING.read_bytes())
+    for group in (accumulator, gateway, sdk):
+        if group.GROUP in wanted:
+            items += group.items(quick)
     return items
 
 
@@ -150,18 +161,21 @@ def replay_items(body: bytes) -> list[Item]:
     ]
 
 
-def worker(src: str, quick: bool, groups: Sequence[str], wall: bool) -> int:
-    """Serve timing requests on stdin/stdout, one JSON object per line."""
-    sys.path[:0] = [src, str(BENCH)]
-    import jsonsnap
+def time_item(item: Item, loops: int, clock: Callable[[], float]) -> float:
+    """The time of one call of ``item`` (per what it is timed per), from a loop of ``loops``."""
+    func = item.func
+    gc.collect()
+    start = clock()
+    for _ in range(loops):
+        func()
+    return (clock() - start) / loops / item.per
 
-    where = Path(jsonsnap.__file__ or "").resolve()
-    if not where.is_relative_to(Path(src).resolve()):
-        print(json.dumps({"error": f"jsonsnap imported from {where}, not from {src}"}))
-        return 1
-    items = build_items(quick, groups)
-    by_name = {item.name: item for item in items}
-    clock = time.perf_counter if wall else time.process_time
+
+def first_runs(
+    items: Sequence[Item], clock: Callable[[], float]
+) -> tuple[str, dict[str, float], dict[str, str]]:
+    """Each item run once and checked: the fingerprint of them all, the time of each run, and
+    what was wrong (a crash is a result to report, not a reason to stop)."""
     first: dict[str, float] = {}
     problems: dict[str, str] = {}
     digest = hashlib.sha256()
@@ -173,15 +187,34 @@ def worker(src: str, quick: bool, groups: Sequence[str], wall: bool) -> int:
             item.func()
             first[item.name] = clock() - start
             problem = item.check()
-        except Exception as exc:  # a crash is a result to report, not a reason to stop
+        except Exception as exc:
             problem = f"{type(exc).__name__}: {exc}"
         if problem is not None:
             problems[item.name] = problem
+    return digest.hexdigest(), first, problems
+
+
+def worker(src: str, quick: bool, groups: Sequence[str], wall: bool, build: str) -> int:
+    """Serve timing requests on stdin/stdout, one JSON object per line."""
+    sys.path[:0] = [src, str(BENCH)]
+    from builds import build_problem
+
+    problem = build_problem(build, Path(src))
+    if problem is not None:
+        print(json.dumps({"error": problem}))
+        return 1
+    import jsonsnap
+
+    items = build_items(quick, groups)
+    by_name = {item.name: item for item in items}
+    clock = time.perf_counter if wall else time.process_time
+    fingerprint, first, problems = first_runs(items, clock)
     hello = {
-        "jsonsnap": str(where.parent),
+        "jsonsnap": str(Path(jsonsnap.__file__ or "").resolve().parent),
+        "build": jsonsnap.__build__,
         "python": f"{platform.python_implementation()} {platform.python_version()}",
         "items": [item.name for item in items],
-        "fingerprint": digest.hexdigest(),
+        "fingerprint": fingerprint,
         "first": first,
         "problems": problems,
     }
@@ -191,14 +224,11 @@ def worker(src: str, quick: bool, groups: Sequence[str], wall: bool) -> int:
         if request.get("quit"):
             break
         item = by_name[request["item"]]
-        func = item.func
-        loops = int(request["loops"])
-        gc.collect()
-        start = clock()
-        for _ in range(loops):
-            func()
-        took = (clock() - start) / loops / item.per
-        print(json.dumps({"seconds": took}), flush=True)
+        if request.get("memory"):
+            reply = {"memory": item.memory() if item.memory is not None else None}
+        else:
+            reply = {"seconds": time_item(item, int(request["loops"]), clock)}
+        print(json.dumps(reply), flush=True)
     return 0
 
 
@@ -208,8 +238,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--only", required=True, help="the groups, e.g. A,B,O,P")
     ap.add_argument("--quick", action="store_true", help="the small workload sizes")
     ap.add_argument("--wall", action="store_true", help="wall-clock time instead of CPU time")
+    ap.add_argument(
+        "--build", choices=("pure", "compiled"), default="pure", help="the build SRC must hold"
+    )
     args = ap.parse_args(argv)
-    return worker(args.src, args.quick, args.only.split(","), args.wall)
+    return worker(args.src, args.quick, args.only.split(","), args.wall, args.build)
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 
 With ``run.py --compiled DIR``, ``run.py`` starts one :class:`Worker`: this script, run as
 ``compiled.py SPEC`` with ``DIR`` and ``benchmarks/`` first on its ``PYTHONPATH``. The worker
-checks that the jsonsnap it imports is the compiled build from ``DIR`` (:func:`build_problem`),
+checks that the jsonsnap it imports is the compiled build from ``DIR`` (``builds.build_problem``),
 builds the same workloads as ``run.py`` (fingerprinted: they must match), then measures the
 jsonsnap peer on each workload that ``run.py`` names on its standard input, as
 ``measuring.measure_cell`` measures every cell, and answers with the cell as one JSON line.
@@ -25,6 +25,7 @@ from typing import Any
 import jsonsnap
 import peers as peers_module
 import workloads as workloads_module
+from builds import build_problem
 from measuring import COMPILED, Cell, Settings, describe_error, measure_cell
 from peers import Peer
 from projection import Prefixes
@@ -51,17 +52,6 @@ class CompiledBuild(Peer):
 
     def version(self) -> str:
         return self._version
-
-
-def build_problem(expected: str, folder: Path | None = None) -> str | None:
-    """What is wrong with the jsonsnap imported here when it is not the ``expected`` build
-    (imported from ``folder``, when given); ``None`` when it is."""
-    where = Path(jsonsnap.__file__ or "").resolve().parent
-    if jsonsnap.__build__ != expected:
-        return f"jsonsnap is the {jsonsnap.__build__} build ({where}), not the {expected} build"
-    if folder is not None and not where.is_relative_to(folder.resolve()):
-        return f"jsonsnap was imported from {where}, not from {folder}"
-    return None
 
 
 def fingerprint(wls: Sequence[Workload]) -> str:

@@ -37,6 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import jsonsnap
 import workloads
+from builds import require_build
 
 TOKEN = re.compile(
     r'[ \t\n\r]*(?:"(?:[^"\\]|\\.)*"|-?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?'
@@ -194,6 +195,7 @@ def jiter_run(fragments: tuple[str, ...]) -> Callable[[], None] | None:
 
 
 def main() -> None:
+    require_build()
     chosen = {"A tool call", "C 20,000", "D deep 500", "E escapes 100 KB", "F 1-char 100 KB"}
     rows = []
     for workload in workloads.build():

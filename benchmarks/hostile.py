@@ -37,6 +37,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import jsonsnap
+from builds import require_build
 from collect_memory import memory_section
 from edges import Edge
 from formatting import fmt_time
@@ -211,6 +212,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"{h.name:<24} N = {round(h.n * args.scale):>9,} {h.unit:<6} {h.description}")
         return 0
     cap = args.cap if args.cap is not None else QUICK_CAP if args.quick else CAP
+    require_build()
 
     def progress(text: str) -> None:
         print(text, file=sys.stderr, flush=True)

@@ -33,7 +33,6 @@ import argparse
 import contextlib
 import dataclasses
 import json
-import os
 import sys
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
@@ -49,8 +48,9 @@ import peers as peers_module
 import schema as schema_module
 import tolerant as tolerant_module
 import workloads as workloads_module
+from builds import build_problem, expected_build
 from chart import chart
-from compiled import CompiledBuild, Worker, WorkerError, build_problem
+from compiled import CompiledBuild, Worker, WorkerError
 from formatting import fmt_time
 from measuring import (
     COMPILED,
@@ -207,9 +207,8 @@ def plan_of(args: argparse.Namespace) -> Plan | int:
         return 2
     folder: Path | None = args.compiled
     # With --compiled, this process measures the pure build; else the one JSONSNAP_EXPECT_BUILD
-    # names, when set (dev.py sets it).
-    expected_build = "pure" if folder is not None else os.environ.get("JSONSNAP_EXPECT_BUILD")
-    problem = build_problem(expected_build) if expected_build else None
+    # names (dev.py sets it), the pure build by default.
+    problem = build_problem("pure" if folder is not None else expected_build())
     if problem is not None:
         print(f"error: {problem}", file=sys.stderr)
         return 2

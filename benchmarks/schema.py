@@ -27,6 +27,7 @@ from typing import Any
 
 import jsonsnap
 import workloads as workloads_module
+from builds import require_build
 
 clock = time.perf_counter
 
@@ -161,6 +162,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--quick", action="store_true", help="the small sizes")
     ap.add_argument("--rounds", type=int, default=7, help="rounds of each (default 7)")
     args = ap.parse_args(argv)
+    require_build()
     rows = measure(quick=args.quick, rounds=args.rounds)
     print(section(rows))
     passed, text = summary(rows)

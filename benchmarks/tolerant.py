@@ -43,6 +43,7 @@ from typing import Any
 import jsonsnap
 import peers as peers_module
 import workloads as workloads_module
+from builds import require_build
 from formatting import cell_text, fmt_ratio, fmt_time
 from measuring import Rounds, Settings, diff, measure_cell
 from projection import Prefixes, exponent
@@ -482,6 +483,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--no-json-repair", action="store_true", help="leave json_repair out")
     ap.add_argument("--no-fail", action="store_true", help="exit 0 even when a target fails")
     args = ap.parse_args(argv)
+    require_build()
     results = measure(
         quick=args.quick,
         rounds=max(1, args.rounds),

@@ -1,0 +1,136 @@
+"""Both builds side by side on the same items: the pure build here, the compiled one in a worker.
+
+The groups of ``accumulator.py`` (``U``), ``gateway.py`` (``N``) and ``sdk.py`` (``K``) time
+:class:`compare_worker.Item` objects, as ``compare.py`` does. :class:`Sides` builds them in
+this process, which must hold the pure build (``builds.build_problem``), runs and checks each
+once, and, given the compiled build's folder, starts ``compare_worker.py`` on it (with
+``--build compiled``: it checks the build it imports) through ``compare.Version``. Both sides
+build the same items (fingerprinted). Then each round takes one sample of every item on each
+side, back to back (the pure build first in even rounds, the compiled one in odd ones), so
+that only one process is timing at any moment and a change of load hits both alike; a sample
+is the CPU time of a loop of calls (as many as make it last ``sample`` seconds, the same count
+on both sides), per call and per what the item is timed per (events, tokens). Items that only
+this process can run (the official SDK, which the worker's isolated interpreter cannot
+import) are given as ``extra``: timed in the same rounds, on this side only.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+
+from builds import require_build
+from compare import Version
+from compare_worker import Item, build_items, first_runs, time_item
+
+PURE, COMPILED = "pure", "compiled"
+clock = time.process_time
+
+
+@dataclass
+class Result:
+    """One item, on each build measured."""
+
+    name: str
+    seconds: dict[str, float] = field(default_factory=dict)
+    """The best sample of each build: seconds per call, per what the item is timed per."""
+    memory: dict[str, float | None] = field(default_factory=dict)
+    problems: dict[str, str] = field(default_factory=dict)
+
+    def best(self, build: str = PURE) -> float | None:
+        return self.seconds.get(build)
+
+
+class Sides:
+    """The items of ``groups`` (``quick``: the small sizes) on the pure build here and, when
+    ``folder`` is given, on the compiled build in it; ``extra``: items of this side only."""
+
+    def __init__(
+        self,
+        groups: Sequence[str],
+        quick: bool,
+        folder: Path | None,
+        extra: Sequence[Item] = (),
+        progress: Callable[[str], None] = lambda text: None,
+    ) -> None:
+        self.groups = list(groups)
+        self.quick = quick
+        self.folder = folder
+        self.extra = list(extra)
+        self.progress = progress
+        self.items: list[Item] = []
+        self.results: dict[str, Result] = {}
+        self.worker: Version | None = None
+        self.first: dict[str, float] = {}
+
+    def __enter__(self) -> Sides:
+        require_build(PURE)
+        self.items = build_items(self.quick, self.groups)
+        fingerprint, first, problems = first_runs(self.items, clock)
+        _, extra_first, extra_problems = first_runs(self.extra, clock)
+        self.first = {**first, **extra_first}
+        for item in [*self.items, *self.extra]:
+            result = self.results[item.name] = Result(item.name)
+            said = problems.get(item.name) or extra_problems.get(item.name)
+            if said is not None:
+                result.problems[PURE] = said
+        if self.folder is not None:
+            self.worker = Version(COMPILED, self.folder.resolve())
+            self.worker.start(self.quick, self.groups, wall=False, build=COMPILED)
+            hello = self.worker.receive()
+            self.progress(f"  the compiled build: jsonsnap from {hello['jsonsnap']}")
+            if hello["fingerprint"] != fingerprint:
+                raise RuntimeError("the compiled build's worker did not build the same items")
+            for name, said in hello["problems"].items():
+                self.results[name].problems[COMPILED] = said
+            for name, seconds in hello["first"].items():
+                self.first[name] = min(self.first.get(name, seconds), seconds)
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        if self.worker is not None:
+            self.worker.stop()
+
+    @property
+    def builds(self) -> list[str]:
+        return [PURE, COMPILED] if self.worker is not None else [PURE]
+
+    def measure(self, rounds: int, sample: float) -> dict[str, Result]:
+        """``rounds`` rounds of every item that ran right on both sides; then what each item
+        measures besides time, once per side."""
+        timed = [item for item in self.items if not self.results[item.name].problems]
+        extra = [item for item in self.extra if not self.results[item.name].problems]
+        loops = {
+            item.name: max(1, math.ceil(sample / max(1e-7, self.first[item.name])))
+            for item in [*timed, *extra]
+        }
+        for i in range(rounds):
+            started = time.perf_counter()
+            for item in timed:
+                sides = [PURE, COMPILED] if self.worker is not None else [PURE]
+                for build in sides if i % 2 == 0 else sides[::-1]:
+                    self._sample(item, build, loops[item.name])
+            for item in extra:
+                self._sample(item, PURE, loops[item.name])
+            self.progress(f"  round {i + 1}/{rounds} ({time.perf_counter() - started:.1f} s)")
+        for item in timed:
+            if item.memory is not None:
+                self.results[item.name].memory[PURE] = item.memory()
+                if self.worker is not None:
+                    self.results[item.name].memory[COMPILED] = self.worker.memory(item.name)
+        return self.results
+
+    def _sample(self, item: Item, build: str, loops: int) -> None:
+        if build == PURE:
+            seconds = time_item(item, loops, clock)
+        else:
+            assert self.worker is not None
+            seconds = self.worker.sample(item.name, loops)
+        best = self.results[item.name].seconds
+        best[build] = min(best.get(build, math.inf), seconds)
