@@ -46,6 +46,7 @@ import jsonsnap
 import ladder
 import peers as peers_module
 import schema as schema_module
+import stream_groups
 import tolerant as tolerant_module
 import workloads as workloads_module
 from builds import build_problem, expected_build
@@ -107,7 +108,8 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         default="",
         help=(
             f"workload groups, e.g. A,B; {HOSTILE} for the hostile inputs, {SCHEMA} for schema "
-            f"checking, {TOLERANT} for tolerant mode (default: all)"
+            f"checking, {TOLERANT} for tolerant mode, U for the accumulator path, N for many "
+            "streams per core, K for the anthropic SDK (default: all)"
         ),
     )
     ap.add_argument("--peers", default="", help="parsers, e.g. jsonsnap,jiter (default: all)")
@@ -190,7 +192,7 @@ def settings_of(args: argparse.Namespace) -> Settings:
 def plan_of(args: argparse.Namespace) -> Plan | int:
     """The plan of the run, or the exit status of a command line that cannot be run (its
     reason on standard error)."""
-    known = [*workloads_module.GROUPS, HOSTILE, SCHEMA, TOLERANT]
+    known = [*workloads_module.GROUPS, HOSTILE, SCHEMA, TOLERANT, *stream_groups.GROUPS]
     groups = [g.strip().upper() for g in args.only.split(",") if g.strip()] or known
     unknown = [g for g in groups if g not in known]
     if unknown:
@@ -227,6 +229,7 @@ def show_list(plan: Plan, wls: list[Workload]) -> int:
     if HOSTILE in plan.groups:
         for h in hostile_inputs.workloads(quick=plan.settings.quick):
             print(f"{HOSTILE} {h.name:<24} N = {h.n:>9,} {h.unit}")
+    print("\n".join(stream_groups.listing(plan.groups, plan.settings.quick)))
     for p in plan.everyone:
         state = "available" if p.available() else f"unavailable ({p.reason})"
         print(f"{p.id:<24} {p.model:<12} {state}")
@@ -286,11 +289,12 @@ class Sections:
 
 @dataclass
 class Groups:
-    """What groups H, S and R found."""
+    """What groups H, S and R found, and U, N and K (``streams``)."""
 
     hostile: list[ladder.Growth] = field(default_factory=list)
     schema: list[schema_module.Row] = field(default_factory=list)
     tolerant: tolerant_module.Results | None = None
+    streams: stream_groups.Found | None = None
 
 
 def one_shot_section(plan: Plan, results: list[WorkloadResult], out: Sections) -> list[OneShot]:
@@ -325,7 +329,7 @@ def hostile_sections(plan: Plan, out: Sections) -> list[ladder.Growth]:
 
 
 def group_sections(plan: Plan, out: Sections) -> Groups:
-    """Groups H, S and R, those asked for (jsonsnap alone: none without it)."""
+    """Groups H, S, R, U, N and K, those asked for (jsonsnap alone: none without it)."""
     found = Groups()
     if not plan.snap:
         return found
@@ -346,6 +350,8 @@ def group_sections(plan: Plan, out: Sections) -> Groups:
             progress=progress,
         )
         out.add(tolerant_module.section(found.tolerant))
+    if set(plan.groups) & set(stream_groups.GROUPS):
+        found.streams = stream_groups.run(plan.groups, quick, plan.folder, out.add, progress)
     return found
 
 
@@ -365,6 +371,7 @@ def all_targets(
         for t in goals:
             t.name += f" ({jsonsnap.__build__} build)"
         goals += compiled_targets(results, rows)
+    goals += found.streams.targets() if found.streams is not None else []
     return goals, builds
 
 
@@ -415,6 +422,7 @@ def write(out_dir: Path, plan: Plan, done: Done) -> None:
         "hostile": [asdict(g) for g in done.found.hostile],
         "schema": [asdict(r) for r in done.found.schema],
         "tolerant": asdict(tolerant) if tolerant is not None else None,
+        "streams": done.found.streams.record() if done.found.streams is not None else None,
         "targets": [asdict(t) for t in done.goals],
         "elapsed_seconds": done.elapsed,
     }
@@ -452,13 +460,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.list:
         return show_list(plan, wls)
     with_compiled = plan.folder is not None and bool(wls) and plan.snap
-    if plan.folder is not None and not with_compiled:
+    streams = plan.snap and bool(set(plan.groups) & set(stream_groups.GROUPS))
+    if plan.folder is not None and not with_compiled and not streams:
         progress(
             "--compiled: the compiled build is measured beside the jsonsnap peer on groups A-F, "
             f"and {'no group A-F' if not wls else 'not the jsonsnap peer'} is run here"
         )
     # Before the run: the revision measured, not the one at the end.
-    info = machine(plan.folder if with_compiled else None)
+    info = machine(plan.folder if with_compiled or streams else None)
     started = clock()
     try:
         results, listed = measure_workloads(plan, wls, with_compiled)

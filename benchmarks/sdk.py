@@ -36,7 +36,7 @@ from typing import Any
 import bodies
 import workloads
 from compare_worker import Item
-from formatting import fmt_bytes, fmt_time
+from formatting import fmt_time
 from measuring import diff
 from projection import exponent
 from sides import PURE, Result, Sides
@@ -124,6 +124,8 @@ def sdk_items(wls: Sequence[workloads.Workload]) -> list[Item]:
 class Row:
     call: str
     size: int
+    """The arguments' size in bytes (the growth exponent's n)."""
+    events: int
     sdk: float | None
     ours: dict[str, float | None]
     """jsonsnap's time per build."""
@@ -139,19 +141,19 @@ class Row:
 
 def largest_once(
     wl: workloads.Workload, ladder: Sequence[Row], progress: Callable[[str], None]
-) -> Row:
-    """The SDK on the largest call: timed once, or projected from the ladder when over
-    :data:`BUDGET`."""
+) -> tuple[float, bool, str]:
+    """The SDK on the largest call: its time, timed once, or projected from the ladder when
+    over :data:`BUDGET`; whether it is projected; what was wrong."""
     (item,) = sdk_items([wl])
     small, big = ladder[-2], ladder[-1]
     assert small.sdk is not None and big.sdk is not None
     guess = big.sdk * (wl.size / big.size) ** exponent(small.size, small.sdk, big.size, big.sdk)
     if guess > BUDGET:
-        return Row(wl.name, wl.size, guess, {}, projected=True)
+        return guess, True, ""
     progress(f"  the SDK on {wl.name}, once (about {guess:.0f} s) ...")
     started = time.process_time()
     problem = item.check()
-    return Row(wl.name, wl.size, time.process_time() - started, {}, problem=problem or "")
+    return time.process_time() - started, False, problem or ""
 
 
 def rows_of(
@@ -164,7 +166,8 @@ def rows_of(
         said = [*mine.problems.values(), *(theirs.problems.values() if theirs else ())]
         ours = {build: mine.best(build) for build in builds}
         sdk = theirs.best(PURE) if theirs is not None else None
-        rows.append(Row(wl.name, wl.size, sdk, ours, problem="; ".join(said)))
+        events = len(bodies.anthropic_body(wl.fragments))
+        rows.append(Row(wl.name, wl.size, events, sdk, ours, problem="; ".join(said)))
     return rows
 
 
@@ -189,7 +192,7 @@ def _time(seconds: float | None, projected: bool = False) -> str:
 
 
 def table(rows: Sequence[Row], builds: Sequence[str]) -> str:
-    head = "| call | size | the SDK |" + "".join(
+    head = "| call | events | the SDK |" + "".join(
         f" jsonsnap, {b} | SDK / jsonsnap, {b} |" for b in builds
     )
     lines = [head, "|---|---:|---:|" + "---:|---:|" * len(builds)]
@@ -201,9 +204,7 @@ def table(rows: Sequence[Row], builds: Sequence[str]) -> str:
             for b in builds
         )
         wrong = f" WRONG: {r.problem}" if r.problem else ""
-        lines.append(
-            f"| {r.call}{wrong} | {fmt_bytes(r.size)} | {_time(r.sdk, r.projected)} |{cells}"
-        )
+        lines.append(f"| {r.call}{wrong} | {r.events:,} | {_time(r.sdk, r.projected)} |{cells}")
     return "\n".join(lines)
 
 
@@ -266,9 +267,9 @@ def measure(
         builds = sides.builds
     rows = rows_of(results, builds, wls)
     if wls[-1].name not in ROUNDS:
-        big = largest_once(wls[-1], rows[:-1], progress)
-        rows[-1].sdk, rows[-1].projected = big.sdk, big.projected
-        rows[-1].problem = "; ".join(filter(None, [rows[-1].problem, big.problem]))
+        last = rows[-1]
+        last.sdk, last.projected, problem = largest_once(wls[-1], rows[:-1], progress)
+        last.problem = "; ".join(filter(None, [last.problem, problem]))
     return rows, builds
 
 

@@ -477,8 +477,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--probe",
         type=float,
         default=None,
-        help="seconds of streaming used to project json_repair's total (default 0.5; 0.25 "
-        "with --quick)",
+        help="seconds of streaming to project json_repair's total (default 0.5; 0.25 quick)",
     )
     ap.add_argument("--no-json-repair", action="store_true", help="leave json_repair out")
     ap.add_argument("--no-fail", action="store_true", help="exit 0 even when a target fails")
