@@ -128,11 +128,12 @@ def build_compiled() -> Path | None:
     with its mypyc hook on); ``None``, saying why, when it cannot be made (no C compiler)."""
     out = ROOT / "build" / "compiled"
     wheels = ROOT / "build" / "compiled-wheel"
-    source = ROOT / "build" / "compiled-source"  # (mypyc leaves its modules where it builds)
+    # A copy of the source: mypy's cache and the build's own files stay out of the checkout.
+    source = ROOT / "build" / "compiled-source"
     for folder in (out, wheels, source):
         shutil.rmtree(folder, ignore_errors=True)
     shutil.copytree(ROOT / "src", source / "src", ignore=shutil.ignore_patterns("__pycache__"))
-    for name in ("pyproject.toml", "README.md", "LICENSE"):
+    for name in ("pyproject.toml", "README.md", "LICENSE", "hatch_build.py"):
         shutil.copy2(ROOT / name, source / name)
     print("building the compiled wheel (mypyc) ...", flush=True)
     env = {**os.environ, "HATCH_BUILD_HOOK_ENABLE_MYPYC": "1"}
