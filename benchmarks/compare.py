@@ -26,9 +26,12 @@ the middle of its content (``workloads.truncated``), and the replay (group ``P``
 recording (``src/jsonsnap/examples/text_then_write_file.sse``) decoded with ``jsonsnap.sse``
 and each event fed to ``jsonsnap.anthropic.MessageAccumulator``, as ``jsonsnap replay`` does,
 then the same loop with each event's envelope decoded by ``json.loads`` (the accumulator fed
-the mapping, as an SDK's events feed it), both timed per event. The table gives per item the
-best and median sample of each version, the ratios new/base, and PASS when the ratio of the
-best samples is at most ``--threshold`` (default 1.10). See ``benchmarks/README.md``.
+the mapping, as an SDK's events feed it), both timed per event. Asked for by ``--only``, the
+items of the path users take: ``U``, ``N`` and ``K`` (``accumulator.py``, ``gateway.py``,
+``sdk.py``). Each worker checks that it imports the pure build (``builds.py``). The table
+gives per item the best and median sample of each version, the ratios new/base, and PASS when
+the ratio of the best samples is at most ``--threshold`` (default 1.10). See
+``benchmarks/README.md``.
 """
 
 from __future__ import annotations
@@ -54,8 +57,12 @@ from formatting import fmt_time
 
 BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
-GROUPS = ("A", "B", "C", "D", "E", "F", "O", "P")
-"""The workload groups of ``workloads.py``, ``O`` for the one-shots and ``P`` for the replay."""
+DEFAULT = ("A", "B", "C", "D", "E", "F", "O", "P")
+"""The workload groups of ``workloads.py``, ``O`` for the one-shots and ``P`` for the replay:
+what is compared unless ``--only`` says otherwise."""
+GROUPS = (*DEFAULT, "U", "N", "K")
+"""With the groups of the path users take: ``U`` (``accumulator.py``), ``N``
+(``gateway.py``) and ``K`` (jsonsnap's side of ``sdk.py``)."""
 THRESHOLD = 1.10
 
 
@@ -244,7 +251,8 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     ap.add_argument(
         "--only",
         default="",
-        help="groups: A-F, O for the one-shots, P for the replay (default all)",
+        help="groups: A-F, O for the one-shots, P for the replay (the default: these), U, N "
+        "and K for the accumulator path, many streams and jsonsnap's side against the SDK",
     )
     ap.add_argument("--quick", action="store_true", help="the small workload sizes (run.py's)")
     ap.add_argument("--wall", action="store_true", help="wall-clock time instead of CPU time")
@@ -378,7 +386,7 @@ def write_json(
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
-    groups = [g.strip().upper() for g in args.only.split(",") if g.strip()] or list(GROUPS)
+    groups = [g.strip().upper() for g in args.only.split(",") if g.strip()] or list(DEFAULT)
     unknown = [g for g in groups if g not in GROUPS]
     if unknown:
         print(f"unknown group(s): {', '.join(unknown)}; known: {', '.join(GROUPS)}")

@@ -39,7 +39,7 @@ from compare_worker import Item
 from formatting import fmt_time
 from measuring import diff
 from projection import exponent
-from sides import PURE, Result, Sides
+from sides import Result, Sides
 
 GROUP = "K"
 SMALL_LIMIT = 2.0
@@ -165,7 +165,7 @@ def rows_of(
         theirs = results.get(f"{GROUP} {wl.name}: SDK")
         said = [*mine.problems.values(), *(theirs.problems.values() if theirs else ())]
         ours = {build: mine.best(build) for build in builds}
-        sdk = theirs.best(PURE) if theirs is not None else None
+        sdk = theirs.best(builds[0]) if theirs is not None else None
         events = len(bodies.anthropic_body(wl.fragments))
         rows.append(Row(wl.name, wl.size, events, sdk, ours, problem="; ".join(said)))
     return rows

@@ -2,7 +2,8 @@
 
 The groups of ``accumulator.py`` (``U``), ``gateway.py`` (``N``) and ``sdk.py`` (``K``) time
 :class:`compare_worker.Item` objects, as ``compare.py`` does. :class:`Sides` builds them in
-this process, which must hold the pure build (``builds.build_problem``), runs and checks each
+this process, which must hold the pure build (``builds.build_problem``; or the build
+``JSONSNAP_EXPECT_BUILD`` names, without a worker), runs and checks each
 once, and, given the compiled build's folder, starts ``compare_worker.py`` on it (with
 ``--build compiled``: it checks the build it imports) through ``compare.Version``. Both sides
 build the same items (fingerprinted). Then each round takes one sample of every item on each
@@ -66,9 +67,12 @@ class Sides:
         self.results: dict[str, Result] = {}
         self.worker: Version | None = None
         self.first: dict[str, float] = {}
+        self.here = PURE
+        """The build of this process: the pure one, unless ``JSONSNAP_EXPECT_BUILD`` names
+        the other (and no worker is started)."""
 
     def __enter__(self) -> Sides:
-        require_build(PURE)
+        self.here = require_build()
         self.items = build_items(self.quick, self.groups)
         fingerprint, first, problems = first_runs(self.items, clock)
         _, extra_first, extra_problems = first_runs(self.extra, clock)
@@ -77,7 +81,7 @@ class Sides:
             result = self.results[item.name] = Result(item.name)
             said = problems.get(item.name) or extra_problems.get(item.name)
             if said is not None:
-                result.problems[PURE] = said
+                result.problems[self.here] = said
         if self.folder is not None:
             self.worker = Version(COMPILED, self.folder.resolve())
             self.worker.start(self.quick, self.groups, wall=False, build=COMPILED)
@@ -99,7 +103,7 @@ class Sides:
 
     @property
     def builds(self) -> list[str]:
-        return [PURE, COMPILED] if self.worker is not None else [PURE]
+        return [self.here, COMPILED] if self.worker is not None else [self.here]
 
     def measure(self, rounds: int, sample: float) -> dict[str, Result]:
         """``rounds`` rounds of every item that ran right on both sides; then what each item
@@ -113,21 +117,20 @@ class Sides:
         for i in range(rounds):
             started = time.perf_counter()
             for item in timed:
-                sides = [PURE, COMPILED] if self.worker is not None else [PURE]
-                for build in sides if i % 2 == 0 else sides[::-1]:
+                for build in self.builds if i % 2 == 0 else self.builds[::-1]:
                     self._sample(item, build, loops[item.name])
             for item in extra:
-                self._sample(item, PURE, loops[item.name])
+                self._sample(item, self.here, loops[item.name])
             self.progress(f"  round {i + 1}/{rounds} ({time.perf_counter() - started:.1f} s)")
         for item in timed:
             if item.memory is not None:
-                self.results[item.name].memory[PURE] = item.memory()
+                self.results[item.name].memory[self.here] = item.memory()
                 if self.worker is not None:
                     self.results[item.name].memory[COMPILED] = self.worker.memory(item.name)
         return self.results
 
     def _sample(self, item: Item, build: str, loops: int) -> None:
-        if build == PURE:
+        if build == self.here:
             seconds = time_item(item, loops, clock)
         else:
             assert self.worker is not None

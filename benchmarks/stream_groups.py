@@ -24,6 +24,7 @@ from typing import Any
 import accumulator
 import gateway
 import sdk
+from builds import expected_build
 from targets import Target
 
 GROUPS = (accumulator.GROUP, gateway.GROUP, sdk.GROUP)
@@ -106,7 +107,7 @@ def run(
     progress: Callable[[str], None],
 ) -> Found:
     """The groups asked for among :data:`GROUPS`; each section goes to ``add`` once measured."""
-    found = Found(builds=["pure", "compiled"] if folder is not None else ["pure"])
+    found = Found(builds=[expected_build(), *(["compiled"] if folder is not None else [])])
     rounds = 3 if quick else 5
     if accumulator.GROUP in groups:
         progress("the accumulator path (benchmarks/accumulator.py) ...")
