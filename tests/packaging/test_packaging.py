@@ -47,6 +47,7 @@ SDIST_FILES: Final = (
     "LICENSE",
     "README.md",
     "dev.py",
+    "hatch_build.py",  # (the build hook that cleans up after the compiled wheel)
     "pyproject.toml",
 )
 SDIST_FOLDERS: Final = ("benchmarks", "docs", "examples", "fixtures", "src", "tests")
