@@ -24,7 +24,6 @@ most 1.3x the hand loop, Anthropic and Chat Completions, on A and B 1 MB, on eac
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from collections.abc import Callable, Sequence
@@ -36,7 +35,7 @@ import bodies
 import workloads
 from compare_worker import Item
 from measuring import diff
-from sides import Result, Sides
+from sides import Result, measured, parse_args, progress, section_of, verdicts
 
 GROUP = "U"
 LIMIT = 1.3
@@ -120,6 +119,17 @@ def items(quick: bool) -> list[Item]:
 
 # --------------------------------------------------------------------------- the report
 
+ABOUT = (
+    "A provider's stream body (one event per network chunk) read three ways, per event "
+    "of the body (CPU time, best of interleaved rounds; `benchmarks/accumulator.py`): "
+    "the bare parser on the argument fragments alone, the hand-written loop a user "
+    "writes instead (decode, split lines, `json.loads` each event, feed a `Parser`, a "
+    "snapshot per token), and the accumulator (`acc.updates(chunks)`, reading "
+    f"`update.snapshot` per tool update). Target: the accumulator at most {LIMIT:g}x "
+    "the hand loop on A and B."
+)
+"""What the section says it measures."""
+
 
 @dataclass
 class Row:
@@ -178,23 +188,8 @@ def table(rows: Sequence[Row]) -> str:
 
 
 def section(rows: Sequence[Row]) -> str:
-    """The section of ``docs/benchmarks.md``."""
-    return "\n".join(
-        [
-            "### The accumulator path, per event",
-            "",
-            "A provider's stream body (one event per network chunk) read three ways, per event "
-            "of the body (CPU time, best of interleaved rounds; `benchmarks/accumulator.py`): "
-            "the bare parser on the argument fragments alone, the hand-written loop a user "
-            "writes instead (decode, split lines, `json.loads` each event, feed a `Parser`, a "
-            "snapshot per token), and the accumulator (`acc.updates(chunks)`, reading "
-            f"`update.snapshot` per tool update). Target: the accumulator at most {LIMIT:g}x "
-            "the hand loop on A and B.",
-            "",
-            table(rows),
-            "",
-        ]
-    )
+    """The section of ``docs/benchmarks.md``: :data:`ABOUT`, then the table."""
+    return section_of("The accumulator path, per event", ABOUT, table(rows))
 
 
 def summary(rows: Sequence[Row], build: str) -> tuple[bool, str]:
@@ -208,31 +203,16 @@ def measure(
     quick: bool, folder: Path | None, rounds: int, progress: Callable[[str], None]
 ) -> list[Row]:
     """Every body, on the pure build and (given its folder) the compiled build."""
-    with Sides([GROUP], quick, folder, progress=progress) as sides:
-        results = sides.measure(rounds, 0.05 if quick else 0.1)
-        return rows_of(results, sides.builds, quick)
+    return rows_of(*measured(GROUP, quick, folder, rounds, progress), quick)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
-    ap.add_argument("--quick", action="store_true", help="B 100 KB instead of B 1 MB")
-    ap.add_argument("--rounds", type=int, default=None, help="rounds (default 5; 3 with --quick)")
-    ap.add_argument("--compiled", type=Path, metavar="DIR", help="the compiled build too")
-    ap.add_argument("--no-fail", action="store_true", help="exit 0 even when a target fails")
-    args = ap.parse_args(argv)
-    rounds = args.rounds or (3 if args.quick else 5)
-
-    def progress(text: str) -> None:
-        print(text, file=sys.stderr, flush=True)
-
-    rows = measure(args.quick, args.compiled, rounds, progress)
+    args = parse_args(__doc__, "B 100 KB instead of B 1 MB", argv)
+    rows = measure(args.quick, args.compiled, args.rounds, progress)
     print(section(rows))
-    passed = True
-    for build in dict.fromkeys(r.build for r in rows):
-        ok, text = summary(rows, build)
-        passed = passed and ok
-        print(f"{'PASS' if ok else 'FAIL'}  {build}: accumulator / hand loop <= {LIMIT:g}x: {text}")
-    return 0 if passed or args.no_fail else 1
+    builds = list(dict.fromkeys(r.build for r in rows))
+    name = f"accumulator / hand loop <= {LIMIT:g}x"
+    return 0 if verdicts(builds, lambda b: summary(rows, b), name) or args.no_fail else 1
 
 
 if __name__ == "__main__":

@@ -21,7 +21,6 @@ group ``N``.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -33,7 +32,16 @@ import bodies
 import workloads
 from compare_worker import Item
 from measuring import diff, traced_peak
-from sides import COMPILED, PURE, Result, Sides
+from sides import (
+    COMPILED,
+    PURE,
+    Result,
+    measured,
+    parse_args,
+    progress,
+    section_of,
+    verdicts,
+)
 
 GROUP = "N"
 STREAMS = (100, 1_000)
@@ -128,6 +136,16 @@ def items(quick: bool) -> list[Item]:
 
 # --------------------------------------------------------------------------- the report
 
+ABOUT = (
+    "N Anthropic streams of workload A's tool call open at once, interleaved one event "
+    "of each in turn, each read by its own `MessageAccumulator` (`acc.updates(chunks)`, "
+    "a snapshot per token), against N bare parsers on the same fragments "
+    "(`benchmarks/gateway.py`; CPU time, best of interleaved rounds). Streams per core: "
+    f"tokens per second per core / {RATE}. Memory: the peak traced by `tracemalloc` "
+    "over a whole interleaved run, divided by N."
+)
+"""What the section says it measures."""
+
 
 @dataclass
 class Row:
@@ -178,22 +196,8 @@ def table(rows: Sequence[Row]) -> str:
 
 
 def section(rows: Sequence[Row]) -> str:
-    """The section of ``docs/benchmarks.md``."""
-    return "\n".join(
-        [
-            "### Many streams per core",
-            "",
-            "N Anthropic streams of workload A's tool call open at once, interleaved one event "
-            "of each in turn, each read by its own `MessageAccumulator` (`acc.updates(chunks)`, "
-            "a snapshot per token), against N bare parsers on the same fragments "
-            "(`benchmarks/gateway.py`; CPU time, best of interleaved rounds). Streams per core: "
-            f"tokens per second per core / {RATE}. Memory: the peak traced by `tracemalloc` "
-            "over a whole interleaved run, divided by N.",
-            "",
-            table(rows),
-            "",
-        ]
-    )
+    """The section of ``docs/benchmarks.md``: :data:`ABOUT`, then the table."""
+    return section_of("Many streams per core", ABOUT, table(rows))
 
 
 def summary(rows: Sequence[Row], build: str) -> tuple[bool, str]:
@@ -210,30 +214,18 @@ def summary(rows: Sequence[Row], build: str) -> tuple[bool, str]:
 def measure(
     quick: bool, folder: Path | None, rounds: int, progress: Callable[[str], None]
 ) -> list[Row]:
-    with Sides([GROUP], quick, folder, progress=progress) as sides:
-        results = sides.measure(rounds, 0.05 if quick else 0.1)
-        return rows_of(results, sides.builds)
+    """Every number of streams, on the pure build and (given its folder) the compiled one."""
+    return rows_of(*measured(GROUP, quick, folder, rounds, progress))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
-    ap.add_argument("--quick", action="store_true", help="fewer rounds")
-    ap.add_argument("--rounds", type=int, default=None, help="rounds (default 5; 3 with --quick)")
-    ap.add_argument("--compiled", type=Path, metavar="DIR", help="the compiled build too")
-    ap.add_argument("--no-fail", action="store_true", help="exit 0 even when a target fails")
-    args = ap.parse_args(argv)
-
-    def progress(text: str) -> None:
-        print(text, file=sys.stderr, flush=True)
-
-    rows = measure(args.quick, args.compiled, args.rounds or (3 if args.quick else 5), progress)
+    args = parse_args(__doc__, "fewer rounds", argv)
+    rows = measure(args.quick, args.compiled, args.rounds, progress)
     print(section(rows))
-    passed = True
-    for build in dict.fromkeys(r.build for r in rows):
-        ok, text = summary(rows, build)
-        passed = passed and ok
-        goal = TARGETS[build]
-        print(f"{'PASS' if ok else 'FAIL'}  {build}: streams per core >= {goal:,}: {text}")
+    passed = all(
+        verdicts([b], lambda b: summary(rows, b), f"streams per core >= {TARGETS[b]:,}")
+        for b in dict.fromkeys(r.build for r in rows)
+    )
     return 0 if passed or args.no_fail else 1
 
 

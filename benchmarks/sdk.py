@@ -23,7 +23,6 @@ on A, and faster on the largest call by its growth exponent (both exponents repo
 
 from __future__ import annotations
 
-import argparse
 import functools
 import json
 import sys
@@ -39,7 +38,7 @@ from compare_worker import Item
 from formatting import fmt_time
 from measuring import diff
 from projection import exponent
-from sides import Result, Sides
+from sides import Result, measured, parse_args, progress, section_of, verdicts
 
 GROUP = "K"
 SMALL_LIMIT = 2.0
@@ -222,21 +221,15 @@ def exponent_line(rows: Sequence[Row], builds: Sequence[str]) -> str:
 
 def section(rows: Sequence[Row], builds: Sequence[str]) -> str:
     """The section of ``docs/benchmarks.md``."""
-    return "\n".join(
-        [
-            "### Against the official SDK's stream",
-            "",
-            "The `anthropic` SDK's own `MessageStream` (`client.messages.stream(...)` on a mock "
-            "transport, reading each `input_json` event's snapshot, then `get_final_message()`) "
-            "against jsonsnap's `MessageAccumulator` (`acc.updates(chunks)`, a snapshot per "
-            "tool update), on the same bytes: the whole call, CPU time (`benchmarks/sdk.py`). "
-            "`~`: projected from the smaller calls (over the budget).",
-            "",
-            table(rows, builds),
-            "",
-            exponent_line(rows, builds),
-            "",
-        ]
+    text = (
+        "The `anthropic` SDK's own `MessageStream` (`client.messages.stream(...)` on a mock "
+        "transport, reading each `input_json` event's snapshot, then `get_final_message()`) "
+        "against jsonsnap's `MessageAccumulator` (`acc.updates(chunks)`, a snapshot per "
+        "tool update), on the same bytes: the whole call, CPU time (`benchmarks/sdk.py`). "
+        "`~`: projected from the smaller calls (over the budget)."
+    )
+    return section_of(
+        "Against the official SDK's stream", text, table(rows, builds), exponent_line(rows, builds)
     )
 
 
@@ -262,9 +255,7 @@ def measure(
 ) -> tuple[list[Row], list[str]]:
     wls = calls(quick)
     extra = sdk_items([wl for wl in wls if wl.name in ROUNDS])
-    with Sides([GROUP], quick, folder, extra, progress=progress) as sides:
-        results = sides.measure(rounds, 0.05 if quick else 0.1)
-        builds = sides.builds
+    results, builds = measured(GROUP, quick, folder, rounds, progress, extra)
     rows = rows_of(results, builds, wls)
     if wls[-1].name not in ROUNDS:
         last = rows[-1]
@@ -274,25 +265,10 @@ def measure(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
-    ap.add_argument("--quick", action="store_true", help="up to B 100 KB")
-    ap.add_argument("--rounds", type=int, default=None, help="rounds (default 5; 3 with --quick)")
-    ap.add_argument("--compiled", type=Path, metavar="DIR", help="the compiled build too")
-    ap.add_argument("--no-fail", action="store_true", help="exit 0 even when a target fails")
-    args = ap.parse_args(argv)
-
-    def progress(text: str) -> None:
-        print(text, file=sys.stderr, flush=True)
-
-    rounds = args.rounds or (3 if args.quick else 5)
-    rows, builds = measure(args.quick, args.compiled, rounds, progress)
+    args = parse_args(__doc__, "up to B 100 KB", argv)
+    rows, builds = measure(args.quick, args.compiled, args.rounds, progress)
     print(section(rows, builds))
-    passed = True
-    for build in builds:
-        ok, text = summary(rows, build)
-        passed = passed and ok is not False
-        word = {True: "PASS", False: "FAIL", None: "N/A "}[ok]
-        print(f"{word}  {build}: against the anthropic SDK: {text}")
+    passed = verdicts(builds, lambda b: summary(rows, b), "against the anthropic SDK")
     return 0 if passed or args.no_fail else 1
 
 

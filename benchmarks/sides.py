@@ -17,7 +17,9 @@ import) are given as ``extra``: timed in the same rounds, on this side only.
 
 from __future__ import annotations
 
+import argparse
 import math
+import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -137,3 +139,64 @@ class Sides:
             seconds = self.worker.sample(item.name, loops)
         best = self.results[item.name].seconds
         best[build] = min(best.get(build, math.inf), seconds)
+
+
+# --------------------------------------------------------------------------- the scripts
+
+
+def rounds_for(quick: bool) -> int:
+    """The rounds of a group's run: 5, or 3 with ``--quick``."""
+    return 3 if quick else 5
+
+
+def sample_for(quick: bool) -> float:
+    """The seconds a sample lasts at least: 0.1, or 0.05 with ``--quick``."""
+    return 0.05 if quick else 0.1
+
+
+def parse_args(doc: str | None, quick: str, argv: Sequence[str] | None) -> argparse.Namespace:
+    """The command line of a group's script (``quick``: what ``--quick`` does)."""
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0] if doc else None)
+    ap.add_argument("--quick", action="store_true", help=quick)
+    ap.add_argument("--rounds", type=int, default=None, help="rounds (default 5; 3 with --quick)")
+    ap.add_argument("--compiled", type=Path, metavar="DIR", help="the compiled build too")
+    ap.add_argument("--no-fail", action="store_true", help="exit 0 even when a target fails")
+    args = ap.parse_args(argv)
+    args.rounds = args.rounds or rounds_for(args.quick)
+    return args
+
+
+def progress(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+def verdicts(
+    builds: Sequence[str], summary: Callable[[str], tuple[bool | None, str]], name: str
+) -> bool:
+    """Print the target line ``name`` of each build; whether none failed."""
+    passed = True
+    for build in builds:
+        ok, text = summary(build)
+        passed = passed and ok is not False
+        word = {True: "PASS", False: "FAIL", None: "N/A "}[ok]
+        print(f"{word}  {build}: {name}: {text}")
+    return passed
+
+
+def section_of(title: str, text: str, *parts: str) -> str:
+    """A section of ``docs/benchmarks.md``: its title, what it measures, then its tables."""
+    return "\n\n".join([f"### {title}", text, *parts]) + "\n"
+
+
+def measured(
+    group: str,
+    quick: bool,
+    folder: Path | None,
+    rounds: int,
+    progress: Callable[[str], None],
+    extra: Sequence[Item] = (),
+) -> tuple[dict[str, Result], list[str]]:
+    """The items of ``group`` on both sides (``folder``: the compiled build's), and the builds
+    measured."""
+    with Sides([group], quick, folder, extra, progress=progress) as sides:
+        return sides.measure(rounds, sample_for(quick)), sides.builds

@@ -25,6 +25,7 @@ import accumulator
 import gateway
 import sdk
 from builds import expected_build
+from sides import rounds_for
 from targets import Target
 
 GROUPS = (accumulator.GROUP, gateway.GROUP, sdk.GROUP)
@@ -108,7 +109,7 @@ def run(
 ) -> Found:
     """The groups asked for among :data:`GROUPS`; each section goes to ``add`` once measured."""
     found = Found(builds=[expected_build(), *(["compiled"] if folder is not None else [])])
-    rounds = 3 if quick else 5
+    rounds = rounds_for(quick)
     if accumulator.GROUP in groups:
         progress("the accumulator path (benchmarks/accumulator.py) ...")
         found.accumulator = accumulator.measure(quick, folder, rounds, progress)
