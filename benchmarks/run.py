@@ -11,15 +11,16 @@ and worst time per fragment, the peak memory (traced in a separate, untimed run)
 final value equals ``json.loads`` exactly, the ratio to one ``json.loads`` of the complete
 document and the ratio of jiter's (trailing-strings) time to the parser's. A parser whose time,
 projected from its first fragments, exceeds the budget is skipped and its projection shown.
-Group ``H`` (run unless ``--only`` leaves it out) adds the growth exponents of jsonsnap on the
-hostile inputs of ``hostile.py``, group ``S`` what checking against a schema costs
-(``schema.py``) and group ``R`` what tolerant mode costs (``tolerant.py``). See
-``benchmarks/README.md``.
+Group ``H`` (run unless ``--only`` leaves it out) adds the growth exponents on the hostile
+inputs of ``hostile.py``, ``S`` what a schema costs (``schema.py``), ``R`` tolerant mode
+(``tolerant.py``), and ``U``, ``N`` and ``K`` the path users take: the accumulators, many
+streams per core, the official SDK (``stream_groups.py``). See ``benchmarks/README.md``.
 
 ``--compiled DIR`` measures the compiled build in ``DIR`` too, beside the pure build this
 process imports: a worker process (``compiled.py``, with ``DIR`` first on its path) streams
 each workload of groups A-F right after this process has, and its cells (``jsonsnap-compiled``)
-go into the same tables, with their ratios to this process's ``json.loads``.
+go into the same tables, with their ratios to this process's ``json.loads``; groups ``U``, ``N``
+and ``K`` time the compiled build in a worker of their own (``sides.py``).
 
 This module is the wiring: the command line and the order of the sections. Measuring is
 ``measuring.py`` (with the projection model of ``projection.py``), the report ``report.py``
@@ -91,8 +92,7 @@ HOSTILE = "H"
 SCHEMA = "S"
 """The group of schema checking (``schema.py``): jsonsnap checked against jsonsnap plain."""
 TOLERANT = "R"
-"""The group of tolerant mode (``tolerant.py``): jsonsnap ``repair=True`` against strict, and
-beside json_repair."""
+"""The group of tolerant mode (``tolerant.py``): ``repair=True`` against strict, json_repair."""
 
 
 # --------------------------------------------------------------------------- the command line
@@ -371,7 +371,9 @@ def all_targets(
         for t in goals:
             t.name += f" ({jsonsnap.__build__} build)"
         goals += compiled_targets(results, rows)
-    goals += found.streams.targets() if found.streams is not None else []
+    if found.streams is not None:
+        goals += found.streams.targets()
+        builds += [b for b in found.streams.builds if b not in builds]
     return goals, builds
 
 
