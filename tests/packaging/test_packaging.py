@@ -3,6 +3,7 @@
 - The wheel holds the library and its demo recording (package data), and nothing developers
   use: no dependencies, no extras.
 - The sdist is the whole source, tests and fixtures included, and builds the same wheel.
+- A compiled wheel built in a checkout leaves no extension module in ``src/`` (``hatch_build.py``).
 - ``pyproject.toml``, ``jsonsnap.__version__`` and the CHANGELOG name the same version.
 
 The wheel and the sdist are built by the build backend named in ``pyproject.toml`` through its
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import configparser
 import importlib.resources
+import importlib.util
 import os
 import re
 import shutil
@@ -245,3 +247,33 @@ def test_ci_runs_the_readme_test_command() -> None:
     readme = (ROOT / "README.md").read_text("utf-8")
     assert re.search(rf"^{re.escape(commands[0])}\s", readme, re.MULTILINE)
     assert os.access(ROOT / ".ci" / "run", os.X_OK) or os.name == "nt"
+
+
+@pytest.mark.parametrize("version", ["standard", "editable"])
+def test_a_compiled_wheel_leaves_no_extension_module_in_src(tmp_path: Path, version: str) -> None:
+    # What the mypyc hook leaves in place (its artefacts and its shared library), as
+    # hatch_build.py's hook sees them once the wheel is written: removed, but for an editable
+    # install, which runs from them. A file the build did not make stays.
+    spec = importlib.util.spec_from_file_location("hatch_build", ROOT / "hatch_build.py")
+    assert spec is not None and spec.loader is not None
+    hook_module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hook_module)
+    compiled = (
+        tmp_path / "src" / "jsonsnap" / "_parse" / "automaton.cpython-311-x86_64-linux-gnu.so"
+    )
+    shared = tmp_path / "src" / "abc__mypyc.cpython-311-x86_64-linux-gnu.so"
+    other = tmp_path / "src" / "jsonsnap" / "kept.so"
+    compiled.parent.mkdir(parents=True)
+    for path in (compiled, shared, other):
+        path.write_bytes(b"")
+    build_data = {
+        "pure_python": False,
+        "artifacts": ["/src/jsonsnap/_parse/automaton.*.so", "/src/jsonsnap/_parse/grammar.*.so"],
+        "force_include": {str(shared): shared.name},
+    }
+    hook = hook_module.CompiledInPlace(str(tmp_path), {}, None, None, str(tmp_path), "wheel")
+    hook.finalize(version, build_data, str(tmp_path / "jsonsnap.whl"))
+    left = {p.name for p in (compiled, shared, other) if p.exists()}
+    assert left == (
+        {other.name} if version == "standard" else {compiled.name, shared.name, other.name}
+    )
