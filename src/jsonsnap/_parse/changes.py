@@ -59,26 +59,28 @@ __all__ = [
 Path: TypeAlias = tuple[str | int, ...]
 
 
+#: The default of a record's ``_key``: ``path`` is the path itself.
+_PATH: Final = object()
+
+
 class _Record:
-    """The common part of the records: a path, made from the tree's node when first read, and
-    one field (``kind``, ``text`` or ``value``, read-only: the records are immutable), and the
-    index of the value of the stream it is about."""
+    """The common part of the records: a path, one field (``kind``, ``text`` or ``value``,
+    read-only: the records are immutable), and the index of the value of the stream it is
+    about.
+
+    A record the parser makes says where its value is as the tree does, by the node of its
+    container and its key there (``_node``, ``_key``), and makes its path when the path is
+    first read (``_path`` is ``None`` until then).
+    """
 
     __slots__ = ("_data", "_index", "_key", "_node", "_path")
     _field: ClassVar[str]
 
     _node: Node | None
-    _key: Key
+    _key: Any
     _path: Path | None
     _data: Any
     _index: int
-
-    def __init__(self, path: Sequence[str | int], data: Any, index: int = 0) -> None:
-        self._node = None
-        self._key = None
-        self._path = tuple(path)
-        self._data = data
-        self._index = index
 
     @property
     def path(self) -> Path:
@@ -112,6 +114,12 @@ class _Record:
         return (type(self), (self.path, self._data, self._index))
 
 
+# (Each record's __init__ writes out the same five lines: a call to a shared one would cost a
+# Python call per record on the pure build, where making records is most of what they cost.
+# ``_key`` is for the parser's own records: ``path`` is then the node of the value's container
+# and ``_key`` its key there, and the path is made when first read.)
+
+
 class Started(_Record):
     """An array, object or string value appeared at ``path``, empty."""
 
@@ -121,11 +129,18 @@ class Started(_Record):
 
     def __init__(
         self,
-        path: Sequence[str | int],
+        path: Sequence[str | int] | Node | None,
         kind: Literal["array", "object", "string"],
         index: int = 0,
-    ):
-        super().__init__(path, kind, index)
+        _key: Any = _PATH,
+    ) -> None:
+        if _key is _PATH:
+            self._path, self._node = tuple(path), None  # type: ignore[arg-type]
+        else:
+            self._path, self._node = None, path  # type: ignore[assignment]
+        self._key = _key
+        self._data = kind
+        self._index = index
 
     @property
     def kind(self) -> Literal["array", "object", "string"]:
@@ -140,8 +155,20 @@ class Appended(_Record):
     __match_args__ = ("path", "text")
     _field = "text"
 
-    def __init__(self, path: Sequence[str | int], text: str, index: int = 0):
-        super().__init__(path, text, index)
+    def __init__(
+        self,
+        path: Sequence[str | int] | Node | None,
+        text: str,
+        index: int = 0,
+        _key: Any = _PATH,
+    ) -> None:
+        if _key is _PATH:
+            self._path, self._node = tuple(path), None  # type: ignore[arg-type]
+        else:
+            self._path, self._node = None, path  # type: ignore[assignment]
+        self._key = _key
+        self._data = text
+        self._index = index
 
     @property
     def text(self) -> str:
@@ -156,8 +183,20 @@ class Completed(_Record):
     __match_args__ = ("path", "value")
     _field = "value"
 
-    def __init__(self, path: Sequence[str | int], value: Any, index: int = 0):
-        super().__init__(path, value, index)
+    def __init__(
+        self,
+        path: Sequence[str | int] | Node | None,
+        value: Any,
+        index: int = 0,
+        _key: Any = _PATH,
+    ) -> None:
+        if _key is _PATH:
+            self._path, self._node = tuple(path), None  # type: ignore[arg-type]
+        else:
+            self._path, self._node = None, path  # type: ignore[assignment]
+        self._key = _key
+        self._data = value
+        self._index = index
 
     @property
     def value(self) -> Any:
@@ -166,20 +205,6 @@ class Completed(_Record):
 
 
 Change: TypeAlias = Started | Appended | Completed
-
-_new = object.__new__
-
-
-def _record(cls: type[Change], parent: Node | None, key: Key, data: Any, index: int) -> Any:
-    """A record made by the recorder: its path is made from ``parent`` and ``key`` when
-    read."""
-    record = _new(cls)
-    record._node = parent
-    record._key = key
-    record._path = None
-    record._data = data
-    record._index = index
-    return record
 
 
 class _Any:
@@ -309,46 +334,72 @@ class Recorder:
         self.index = 0  # of the value of the stream being read
 
     # ------------------------------------------------------------------ the observer
+    # (One call per event. A record is made only when it is kept for changes() or some
+    # subscription wants it.)
 
     def restart(self) -> None:
         self.index += 1
         self.last = None
 
     def started(self, parent: Node | None, key: Key, kind: str) -> None:
-        self._add(_record(Started, parent, key, kind, self.index), Started, parent, key)
+        self.last = None
+        subs = self.subs
+        wanted = self._wanted(Started, parent, key) if subs else None
+        if self.keep or wanted:
+            self._note(Started(parent, kind, self.index, key), wanted)  # type: ignore[arg-type]
         if kind != "string":
-            for sub in self.subs:
+            for sub in subs:
                 sub.push(parent, key)
 
     def appended(self, parent: Node | None, key: Key, text: str) -> None:
-        record = _record(Appended, parent, key, text, self.index)
-        if self.keep:
-            self.records.append(record)
+        wanted = None
         if self.subs:
             last = self.last
             if last is not None and last[0] is parent and last[1] == key:
                 wanted = last[2]  # more of the string the last record was about
             else:
-                wanted = [sub for sub in self.subs if sub.wants(Appended, parent, key)]
+                wanted = self._wanted(Appended, parent, key)
                 self.last = (parent, key, wanted)
-            if wanted:
-                self.outbox.append((record, wanted))
+        if self.keep or wanted:
+            self._note(Appended(parent, text, self.index, key), wanted)
 
     def completed(self, parent: Node | None, key: Key, value: Any) -> None:
-        depth = depth_of(parent)
-        for sub in self.subs:
-            if len(sub.fits) > depth:  # a container that ends: it is open no more
-                sub.fits.pop()
-        self._add(_record(Completed, parent, key, value, self.index), Completed, parent, key)
-
-    def _add(self, record: Any, kind: type[Change], parent: Node | None, key: Key) -> None:
         self.last = None
+        subs = self.subs
+        if subs:
+            depth = 0 if parent is None else parent[2] + 1
+            for sub in subs:
+                if len(sub.fits) > depth:  # a container that ends: it is open no more
+                    sub.fits.pop()
+        wanted = self._wanted(Completed, parent, key) if subs else None
+        if self.keep or wanted:
+            self._note(Completed(parent, value, self.index, key), wanted)
+
+    def string(self, parent: Node | None, key: Key, value: str) -> None:
+        """A string read whole: it starts, grows by all of it at once, and is complete."""
+        self.started(parent, key, "string")
+        if value:
+            self.appended(parent, key, value)
+        self.completed(parent, key, value)
+
+    def ended(self, parent: Node | None, key: Key, rest: str, value: str) -> None:
+        """The open string ends, grown by ``rest`` since it was last reported (maybe
+        nothing): ``value`` is all of it."""
+        if rest:
+            self.appended(parent, key, rest)
+        self.completed(parent, key, value)
+
+    def _wanted(self, kind: type[Change], parent: Node | None, key: Key) -> list[_Subscription]:
+        """The subscriptions that want a record of ``kind`` about the value at ``key`` in the
+        container of ``parent``."""
+        return [sub for sub in self.subs if sub.wants(kind, parent, key)]
+
+    def _note(self, record: Any, wanted: list[_Subscription] | None) -> None:
+        """Keep ``record`` for changes() (with ``keep``) and for the subscriptions that want it."""
         if self.keep:
             self.records.append(record)
-        if self.subs:
-            wanted = [sub for sub in self.subs if sub.wants(kind, parent, key)]
-            if wanted:
-                self.outbox.append((record, wanted))
+        if wanted:
+            self.outbox.append((record, wanted))
 
     # ------------------------------------------------------------------ handing out
 
