@@ -334,8 +334,8 @@ class Recorder:
         self.index = 0  # of the value of the stream being read
 
     # ------------------------------------------------------------------ the observer
-    # (One call per event. A record is made only when it is kept for changes() or some
-    # subscription wants it.)
+    # (One call per event. Without subscriptions, a record is made and kept for changes();
+    # with them, it is made only when changes() keeps it or some subscription wants it.)
 
     def restart(self) -> None:
         self.index += 1
@@ -344,24 +344,30 @@ class Recorder:
     def started(self, parent: Node | None, key: Key, kind: str) -> None:
         self.last = None
         subs = self.subs
-        wanted = self._wanted(Started, parent, key) if subs else None
-        if self.keep or wanted:
-            self._note(Started(parent, kind, self.index, key), wanted)  # type: ignore[arg-type]
-        if kind != "string":
-            for sub in subs:
-                sub.push(parent, key)
+        if subs:
+            self._offer(Started, parent, key, kind)
+            if kind != "string":
+                for sub in subs:
+                    sub.push(parent, key)
+        elif self.keep:
+            self.records.append(Started(parent, kind, self.index, key))  # type: ignore[arg-type]
 
     def appended(self, parent: Node | None, key: Key, text: str) -> None:
-        wanted = None
         if self.subs:
             last = self.last
             if last is not None and last[0] is parent and last[1] == key:
                 wanted = last[2]  # more of the string the last record was about
             else:
-                wanted = self._wanted(Appended, parent, key)
+                wanted = [sub for sub in self.subs if sub.wants(Appended, parent, key)]
                 self.last = (parent, key, wanted)
-        if self.keep or wanted:
-            self._note(Appended(parent, text, self.index, key), wanted)
+            if wanted or self.keep:
+                record = Appended(parent, text, self.index, key)
+                if self.keep:
+                    self.records.append(record)
+                if wanted:
+                    self.outbox.append((record, wanted))
+        elif self.keep:
+            self.records.append(Appended(parent, text, self.index, key))
 
     def completed(self, parent: Node | None, key: Key, value: Any) -> None:
         self.last = None
@@ -371,16 +377,25 @@ class Recorder:
             for sub in subs:
                 if len(sub.fits) > depth:  # a container that ends: it is open no more
                     sub.fits.pop()
-        wanted = self._wanted(Completed, parent, key) if subs else None
-        if self.keep or wanted:
-            self._note(Completed(parent, value, self.index, key), wanted)
+            self._offer(Completed, parent, key, value)
+        elif self.keep:
+            self.records.append(Completed(parent, value, self.index, key))
 
     def string(self, parent: Node | None, key: Key, value: str) -> None:
         """A string read whole: it starts, grows by all of it at once, and is complete."""
-        self.started(parent, key, "string")
+        if self.subs or not self.keep:
+            self.started(parent, key, "string")
+            if value:
+                self.appended(parent, key, value)
+            self.completed(parent, key, value)
+            return
+        self.last = None
+        index = self.index
+        records = self.records
+        records.append(Started(parent, "string", index, key))
         if value:
-            self.appended(parent, key, value)
-        self.completed(parent, key, value)
+            records.append(Appended(parent, value, index, key))
+        records.append(Completed(parent, value, index, key))
 
     def ended(self, parent: Node | None, key: Key, rest: str, value: str) -> None:
         """The open string ends, grown by ``rest`` since it was last reported (maybe
@@ -389,17 +404,16 @@ class Recorder:
             self.appended(parent, key, rest)
         self.completed(parent, key, value)
 
-    def _wanted(self, kind: type[Change], parent: Node | None, key: Key) -> list[_Subscription]:
-        """The subscriptions that want a record of ``kind`` about the value at ``key`` in the
-        container of ``parent``."""
-        return [sub for sub in self.subs if sub.wants(kind, parent, key)]
-
-    def _note(self, record: Any, wanted: list[_Subscription] | None) -> None:
-        """Keep ``record`` for changes() (with ``keep``) and for the subscriptions that want it."""
-        if self.keep:
-            self.records.append(record)
-        if wanted:
-            self.outbox.append((record, wanted))
+    def _offer(self, kind: type[Change], parent: Node | None, key: Key, data: Any) -> None:
+        """With subscriptions: make a record of ``kind`` if changes() keeps it or some
+        subscription wants it."""
+        wanted = [sub for sub in self.subs if sub.wants(kind, parent, key)]
+        if wanted or self.keep:
+            record = kind(parent, data, self.index, key)
+            if self.keep:
+                self.records.append(record)
+            if wanted:
+                self.outbox.append((record, wanted))
 
     # ------------------------------------------------------------------ handing out
 
