@@ -1088,7 +1088,7 @@ def test_a_subscription_gets_what_matches_says(
     assert coalesce(got) == coalesce(expected), (pattern, under, kinds, at)
 
 
-# --------------------------------------------------------------------------- one recorder, three ways
+# ----------------------------------------------------------------- one recorder, three ways
 # Without subscriptions the recorder keeps each record for changes() at once (a string read
 # whole gets its three records written out); with them, it matches first and makes a record
 # only when changes() keeps it or a subscription wants it. Both ways must make the same records.
