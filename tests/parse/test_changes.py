@@ -1184,7 +1184,7 @@ def test_records_made_by_the_parser_behave_as_records_made_by_hand() -> None:
     assert Started(["a", 0], "string") == S(("a", 0), "string")  # any sequence, as a tuple
     assert Started(("a",), "array", 2).index == 2 and made[0].index == 0
     with pytest.raises(AttributeError):
-        made[3].text = "y"  # type: ignore[misc]
+        made[3].text = "y"  # type: ignore[misc, union-attr]
     with pytest.raises(AttributeError):
         made[3].path = ()  # type: ignore[misc]
     match made[3]:

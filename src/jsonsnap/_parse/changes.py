@@ -118,13 +118,14 @@ class _Record:
 # Python call per record on the pure build, where making records is most of what they cost.
 # ``_key`` is for the parser's own records: ``path`` is then the node of the value's container
 # and ``_key`` its key there, and the path is made when first read.)
+# (``__match_args__`` is a ``ClassVar``: compiled, a plain class attribute is one per instance.)
 
 
 class Started(_Record):
     """An array, object or string value appeared at ``path``, empty."""
 
     __slots__ = ()
-    __match_args__ = ("path", "kind")
+    __match_args__: ClassVar[tuple[str, str]] = ("path", "kind")
     _field = "kind"
 
     def __init__(
@@ -152,7 +153,7 @@ class Appended(_Record):
     """The string at ``path`` grew by ``text``."""
 
     __slots__ = ()
-    __match_args__ = ("path", "text")
+    __match_args__: ClassVar[tuple[str, str]] = ("path", "text")
     _field = "text"
 
     def __init__(
@@ -180,7 +181,7 @@ class Completed(_Record):
     """The value at ``path`` is final."""
 
     __slots__ = ()
-    __match_args__ = ("path", "value")
+    __match_args__: ClassVar[tuple[str, str]] = ("path", "value")
     _field = "value"
 
     def __init__(

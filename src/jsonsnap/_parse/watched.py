@@ -15,10 +15,13 @@ the value as it was.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .observer import Checker, Key, Node, Observer
+from .observer import Checker, Key, Node
 from .tree import DepthError, Tree
+
+if TYPE_CHECKING:
+    from .changes import Recorder
 
 __all__ = ["CheckingTree", "WatchedTree"]
 
@@ -56,7 +59,9 @@ class WatchedTree(Tree):
         # One list of (key, value) pairs per open object, kept only for object_pairs_hook.
         self.pairs: list[list[tuple[Any, Any]]] | None = [] if pairs_hook else None
         self.max_depth = max_depth
-        self.observer: Observer | None = None
+        # The change recorder, an ``observer.Observer`` (named by its class: the compiled
+        # build then calls its methods directly, as through no protocol).
+        self.observer: Recorder | None = None
         self.placed = False  # whether nodes are kept (for an observer or a checker)
         self.nodes: list[Node] = []
         self.mark = 0  # how much of the open string has been reported
