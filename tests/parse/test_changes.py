@@ -1086,3 +1086,114 @@ def test_a_subscription_gets_what_matches_says(
         and jsonsnap.matches(pattern, record.path, under=under)
     ]
     assert coalesce(got) == coalesce(expected), (pattern, under, kinds, at)
+
+
+# ----------------------------------------------------------------- one recorder, three ways
+# Without subscriptions the recorder keeps each record for changes() at once (a string read
+# whole gets its three records written out); with them, it matches first and makes a record
+# only when changes() keeps it or a subscription wants it. Both ways must make the same records.
+
+
+def three_ways(fragments: Sequence[str], **options: Any) -> list[list[Change]]:
+    """The records of ``fragments`` from changes() alone, from a subscription to everything
+    (with no changes()), and from both on one parser, drained after every fragment."""
+    alone = jsonsnap.Parser(track_changes=True, **options)
+    sub_only = jsonsnap.Parser(**options)
+    both = jsonsnap.Parser(track_changes=True, **options)
+    out: list[list[Change]] = [[], [], [], []]
+    sub_only.subscribe((), out[1].append, under=True)
+    both.subscribe((), out[3].append, under=True)
+    for fragment in fragments:
+        alone.feed(fragment)
+        out[0] += alone.changes()
+        sub_only.feed(fragment)
+        both.feed(fragment)
+        out[2] += both.changes()
+    for parser in (alone, sub_only, both):
+        parser.close()
+    out[0] += alone.changes()
+    out[2] += both.changes()
+    return out
+
+
+def check_three_ways(text: str, fragments: Sequence[str], **options: Any) -> None:
+    ways = three_ways(fragments, **options)
+    for i, got in enumerate(ways[1:], 1):
+        assert [type(r) for r in got] == [type(r) for r in ways[0]], (text, fragments, i)
+        for want, have in zip(ways[0], got, strict=True):
+            problem = record_diff(want, have)
+            assert problem is None, f"way {i}, {text!r} in {fragments!r}: {problem}"
+    # The same records the same way, whatever the chunking.
+    problem = records_diff(whole_records(text, **options), ways[0])
+    assert problem is None, problem
+
+
+@settings(max_examples=examples(150))
+@given(valid_chunked())
+def test_records_kept_and_records_subscribed_are_the_same(case: tuple[str, list[str]]) -> None:
+    text, fragments = case
+    check_three_ways(text, fragments)
+
+
+THREE_WAY_DOCS = [
+    '{"a": "xyz", "b": ["", "q\\u00e9", {"c": "\\n"}], "d": [1, "2", null], "e": ""}',
+    '["s", ["t", ["u"]], {"k": "v", "w": {"x": "y"}}]',
+    '"alone"',
+    '{"path": "calc.py", "content": "def add(a, b):\\n    return a + b\\n"}',
+]
+
+
+@pytest.mark.parametrize("text", THREE_WAY_DOCS)
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"partial_strings": False}, {"object_pairs_hook": dict}, {"object_hook": dict}],
+    ids=["default", "whole_strings", "pairs_hook", "object_hook"],
+)
+def test_records_kept_and_subscribed_at_every_chunking(text: str, options: dict[str, Any]) -> None:
+    for _, fragments in chunkings(text):
+        check_three_ways(text, fragments, **options)
+
+
+# --------------------------------------------------------------------------- the records as values
+
+
+def test_records_made_by_the_parser_behave_as_records_made_by_hand() -> None:
+    import copy
+    import pickle
+
+    made = whole_records('{"a": ["x", 1]}')
+    by_hand = [
+        S((), "object"),
+        S(("a",), "array"),
+        S(("a", 0), "string"),
+        A(("a", 0), "x"),
+        C(("a", 0), "x"),
+        C(("a", 1), 1),
+        C(("a",), ["x", 1]),
+        C((), {"a": ["x", 1]}),
+    ]
+    assert made == by_hand
+    assert [hash(r) for r in made[:-2]] == [hash(r) for r in by_hand[:-2]]
+    assert [repr(r) for r in made] == [repr(r) for r in by_hand]
+    assert repr(made[3]) == "Appended(path=('a', 0), text='x')"
+    for record in made:
+        assert pickle.loads(pickle.dumps(record)) == record
+        assert copy.copy(record) == record and copy.deepcopy(record) == record
+        assert isinstance(record, (Started, Appended, Completed))
+    assert made[0] != Completed((), "object") and made[0] != ("object",)
+    assert Started(["a", 0], "string") == S(("a", 0), "string")  # any sequence, as a tuple
+    assert Started(("a",), "array", 2).index == 2 and made[0].index == 0
+    with pytest.raises(AttributeError):
+        made[3].text = "y"  # type: ignore[misc, union-attr]
+    with pytest.raises(AttributeError):
+        made[3].path = ()  # type: ignore[misc]
+    match made[3]:
+        case Appended(path, text):
+            assert (path, text) == (("a", 0), "x")
+        case _:
+            pytest.fail("Appended(path, text) did not match")
+    match made[-1]:
+        case Completed(path=(), value=value):
+            assert value == {"a": ["x", 1]}
+        case _:
+            pytest.fail("Completed(path=(), value=...) did not match")

@@ -59,26 +59,28 @@ __all__ = [
 Path: TypeAlias = tuple[str | int, ...]
 
 
+#: The default of a record's ``_key``: ``path`` is the path itself.
+_PATH: Final = object()
+
+
 class _Record:
-    """The common part of the records: a path, made from the tree's node when first read, and
-    one field (``kind``, ``text`` or ``value``, read-only: the records are immutable), and the
-    index of the value of the stream it is about."""
+    """The common part of the records: a path, one field (``kind``, ``text`` or ``value``,
+    read-only: the records are immutable), and the index of the value of the stream it is
+    about.
+
+    A record the parser makes says where its value is as the tree does, by the node of its
+    container and its key there (``_node``, ``_key``), and makes its path when the path is
+    first read (``_path`` is ``None`` until then).
+    """
 
     __slots__ = ("_data", "_index", "_key", "_node", "_path")
     _field: ClassVar[str]
 
     _node: Node | None
-    _key: Key
+    _key: Any
     _path: Path | None
     _data: Any
     _index: int
-
-    def __init__(self, path: Sequence[str | int], data: Any, index: int = 0) -> None:
-        self._node = None
-        self._key = None
-        self._path = tuple(path)
-        self._data = data
-        self._index = index
 
     @property
     def path(self) -> Path:
@@ -112,20 +114,34 @@ class _Record:
         return (type(self), (self.path, self._data, self._index))
 
 
+# (Each record's __init__ writes out the same five lines: a call to a shared one would cost a
+# Python call per record on the pure build, where making records is most of what they cost.
+# ``_key`` is for the parser's own records: ``path`` is then the node of the value's container
+# and ``_key`` its key there, and the path is made when first read.)
+# (``__match_args__`` is a ``ClassVar``: compiled, a plain class attribute is one per instance.)
+
+
 class Started(_Record):
     """An array, object or string value appeared at ``path``, empty."""
 
     __slots__ = ()
-    __match_args__ = ("path", "kind")
+    __match_args__: ClassVar[tuple[str, str]] = ("path", "kind")
     _field = "kind"
 
     def __init__(
         self,
-        path: Sequence[str | int],
+        path: Sequence[str | int] | Node | None,
         kind: Literal["array", "object", "string"],
         index: int = 0,
-    ):
-        super().__init__(path, kind, index)
+        _key: Any = _PATH,
+    ) -> None:
+        if _key is _PATH:
+            self._path, self._node = tuple(path), None  # type: ignore[arg-type]
+        else:
+            self._path, self._node = None, path  # type: ignore[assignment]
+        self._key = _key
+        self._data = kind
+        self._index = index
 
     @property
     def kind(self) -> Literal["array", "object", "string"]:
@@ -137,11 +153,23 @@ class Appended(_Record):
     """The string at ``path`` grew by ``text``."""
 
     __slots__ = ()
-    __match_args__ = ("path", "text")
+    __match_args__: ClassVar[tuple[str, str]] = ("path", "text")
     _field = "text"
 
-    def __init__(self, path: Sequence[str | int], text: str, index: int = 0):
-        super().__init__(path, text, index)
+    def __init__(
+        self,
+        path: Sequence[str | int] | Node | None,
+        text: str,
+        index: int = 0,
+        _key: Any = _PATH,
+    ) -> None:
+        if _key is _PATH:
+            self._path, self._node = tuple(path), None  # type: ignore[arg-type]
+        else:
+            self._path, self._node = None, path  # type: ignore[assignment]
+        self._key = _key
+        self._data = text
+        self._index = index
 
     @property
     def text(self) -> str:
@@ -153,11 +181,23 @@ class Completed(_Record):
     """The value at ``path`` is final."""
 
     __slots__ = ()
-    __match_args__ = ("path", "value")
+    __match_args__: ClassVar[tuple[str, str]] = ("path", "value")
     _field = "value"
 
-    def __init__(self, path: Sequence[str | int], value: Any, index: int = 0):
-        super().__init__(path, value, index)
+    def __init__(
+        self,
+        path: Sequence[str | int] | Node | None,
+        value: Any,
+        index: int = 0,
+        _key: Any = _PATH,
+    ) -> None:
+        if _key is _PATH:
+            self._path, self._node = tuple(path), None  # type: ignore[arg-type]
+        else:
+            self._path, self._node = None, path  # type: ignore[assignment]
+        self._key = _key
+        self._data = value
+        self._index = index
 
     @property
     def value(self) -> Any:
@@ -166,20 +206,6 @@ class Completed(_Record):
 
 
 Change: TypeAlias = Started | Appended | Completed
-
-_new = object.__new__
-
-
-def _record(cls: type[Change], parent: Node | None, key: Key, data: Any, index: int) -> Any:
-    """A record made by the recorder: its path is made from ``parent`` and ``key`` when
-    read."""
-    record = _new(cls)
-    record._node = parent
-    record._key = key
-    record._path = None
-    record._data = data
-    record._index = index
-    return record
 
 
 class _Any:
@@ -309,21 +335,25 @@ class Recorder:
         self.index = 0  # of the value of the stream being read
 
     # ------------------------------------------------------------------ the observer
+    # (One call per event. Without subscriptions, a record is made and kept for changes();
+    # with them, it is made only when changes() keeps it or some subscription wants it.)
 
     def restart(self) -> None:
         self.index += 1
         self.last = None
 
     def started(self, parent: Node | None, key: Key, kind: str) -> None:
-        self._add(_record(Started, parent, key, kind, self.index), Started, parent, key)
-        if kind != "string":
-            for sub in self.subs:
-                sub.push(parent, key)
+        self.last = None
+        subs = self.subs
+        if subs:
+            self._offer(Started, parent, key, kind)
+            if kind != "string":
+                for sub in subs:
+                    sub.push(parent, key)
+        elif self.keep:
+            self.records.append(Started(parent, kind, self.index, key))  # type: ignore[arg-type]
 
     def appended(self, parent: Node | None, key: Key, text: str) -> None:
-        record = _record(Appended, parent, key, text, self.index)
-        if self.keep:
-            self.records.append(record)
         if self.subs:
             last = self.last
             if last is not None and last[0] is parent and last[1] == key:
@@ -331,22 +361,58 @@ class Recorder:
             else:
                 wanted = [sub for sub in self.subs if sub.wants(Appended, parent, key)]
                 self.last = (parent, key, wanted)
-            if wanted:
-                self.outbox.append((record, wanted))
+            if wanted or self.keep:
+                record = Appended(parent, text, self.index, key)
+                if self.keep:
+                    self.records.append(record)
+                if wanted:
+                    self.outbox.append((record, wanted))
+        elif self.keep:
+            self.records.append(Appended(parent, text, self.index, key))
 
     def completed(self, parent: Node | None, key: Key, value: Any) -> None:
-        depth = depth_of(parent)
-        for sub in self.subs:
-            if len(sub.fits) > depth:  # a container that ends: it is open no more
-                sub.fits.pop()
-        self._add(_record(Completed, parent, key, value, self.index), Completed, parent, key)
-
-    def _add(self, record: Any, kind: type[Change], parent: Node | None, key: Key) -> None:
         self.last = None
-        if self.keep:
-            self.records.append(record)
-        if self.subs:
-            wanted = [sub for sub in self.subs if sub.wants(kind, parent, key)]
+        subs = self.subs
+        if subs:
+            depth = 0 if parent is None else parent[2] + 1
+            for sub in subs:
+                if len(sub.fits) > depth:  # a container that ends: it is open no more
+                    sub.fits.pop()
+            self._offer(Completed, parent, key, value)
+        elif self.keep:
+            self.records.append(Completed(parent, value, self.index, key))
+
+    def string(self, parent: Node | None, key: Key, value: str) -> None:
+        """A string read whole: it starts, grows by all of it at once, and is complete."""
+        if self.subs or not self.keep:
+            self.started(parent, key, "string")
+            if value:
+                self.appended(parent, key, value)
+            self.completed(parent, key, value)
+            return
+        self.last = None
+        index = self.index
+        records = self.records
+        records.append(Started(parent, "string", index, key))
+        if value:
+            records.append(Appended(parent, value, index, key))
+        records.append(Completed(parent, value, index, key))
+
+    def ended(self, parent: Node | None, key: Key, rest: str, value: str) -> None:
+        """The open string ends, grown by ``rest`` since it was last reported (maybe
+        nothing): ``value`` is all of it."""
+        if rest:
+            self.appended(parent, key, rest)
+        self.completed(parent, key, value)
+
+    def _offer(self, kind: type[Change], parent: Node | None, key: Key, data: Any) -> None:
+        """With subscriptions: make a record of ``kind`` if changes() keeps it or some
+        subscription wants it."""
+        wanted = [sub for sub in self.subs if sub.wants(kind, parent, key)]
+        if wanted or self.keep:
+            record = kind(parent, data, self.index, key)
+            if self.keep:
+                self.records.append(record)
             if wanted:
                 self.outbox.append((record, wanted))
 

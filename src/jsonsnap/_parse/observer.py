@@ -83,6 +83,14 @@ class Observer(Protocol):
     def completed(self, node: Node | None, key: Key, value: Any) -> None:
         """The value is final (after the object hooks)."""
 
+    def string(self, node: Node | None, key: Key, value: str) -> None:
+        """A string read whole appeared, grew by ``value`` and is final (one call for what
+        ``started``, ``appended`` and ``completed`` say of a string read in pieces)."""
+
+    def ended(self, node: Node | None, key: Key, rest: str, value: str) -> None:
+        """The open string ends: it grew by ``rest`` (maybe empty) since the last report, and
+        its final value is ``value``."""
+
     def restart(self) -> None:
         """The next top-level value of the stream begins (several values per stream)."""
 

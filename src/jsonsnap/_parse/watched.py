@@ -15,10 +15,13 @@ the value as it was.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .observer import Checker, Key, Node, Observer, node
+from .observer import Checker, Key, Node
 from .tree import DepthError, Tree
+
+if TYPE_CHECKING:
+    from .changes import Recorder
 
 __all__ = ["CheckingTree", "WatchedTree"]
 
@@ -56,7 +59,9 @@ class WatchedTree(Tree):
         # One list of (key, value) pairs per open object, kept only for object_pairs_hook.
         self.pairs: list[list[tuple[Any, Any]]] | None = [] if pairs_hook else None
         self.max_depth = max_depth
-        self.observer: Observer | None = None
+        # The change recorder, an ``observer.Observer`` (named by its class: the compiled
+        # build then calls its methods directly, as through no protocol).
+        self.observer: Recorder | None = None
         self.placed = False  # whether nodes are kept (for an observer or a checker)
         self.nodes: list[Node] = []
         self.mark = 0  # how much of the open string has been reported
@@ -75,12 +80,18 @@ class WatchedTree(Tree):
         top = stack[-1]
         return self.nodes[-1], len(top) - 1 if type(top) is list else self.keys[-1]
 
+    def _pair(self, value: Any) -> None:
+        """The value in the slot being read is final: a member's goes to the pairs for
+        ``object_pairs_hook``."""
+        stack = self.stack
+        if stack and type(stack[-1]) is dict:
+            self.pairs[-1].append((self.keys[-1], value))  # type: ignore[index]
+
     def _completed(self, value: Any) -> None:
         """The value in the slot being read is final: give the pair to ``object_pairs_hook``
         and tell the observer."""
-        stack = self.stack
-        if self.pairs is not None and stack and type(stack[-1]) is dict:
-            self.pairs[-1].append((self.keys[-1], value))
+        if self.pairs is not None:
+            self._pair(value)
         observer = self.observer
         if observer is not None:
             where, key = self.where()
@@ -95,14 +106,16 @@ class WatchedTree(Tree):
 
     def scalar(self, value: Any) -> None:
         self._link(value)
+        if self.pairs is not None:
+            self._pair(value)
         observer = self.observer
-        if observer is not None and type(value) is str and self.partial_strings:
-            # Read whole: it has not been reported as it grew, as one read in pieces has.
+        if observer is not None:
             where, key = self.where()
-            observer.started(where, key, "string")
-            if value:
-                observer.appended(where, key, value)
-        self._completed(value)
+            if type(value) is str and self.partial_strings:
+                # Read whole: it has not been reported as it grew, as one read in pieces has.
+                observer.string(where, key, value)
+            else:
+                observer.completed(where, key, value)
 
     def open(self, container: Any) -> None:
         if self.max_depth is not None and len(self.stack) >= self.max_depth:
@@ -115,7 +128,7 @@ class WatchedTree(Tree):
             observer = self.observer
             if observer is not None:
                 observer.started(where, key, "array" if type(container) is list else "object")
-            self.nodes.append(node(where, key))
+            self.nodes.append((where, key, 0 if where is None else where[2] + 1))  # node()
         self.stack.append(container)
         self.keys.append(None)
 
@@ -166,9 +179,12 @@ class WatchedTree(Tree):
             return False
         s = slot[self.slot_key]
         self.slot = None
-        if self.observer is not None:
-            self._report_growth(s)
-        self._completed(s)
+        if self.pairs is not None:
+            self._pair(s)
+        observer = self.observer
+        if observer is not None:
+            where, key = self.open_string
+            observer.ended(where, key, s[self.mark :], s)
         return False
 
     def restart(self) -> None:
@@ -177,15 +193,16 @@ class WatchedTree(Tree):
             self.observer.restart()
 
     def flush(self) -> None:
-        if self.slot is not None and self.observer is not None:
-            self._report_growth(self.slot[self.slot_key])
-
-    def _report_growth(self, s: str) -> None:
-        mark = self.mark
-        if len(s) > mark:
-            where, key = self.open_string
-            self.observer.appended(where, key, s[mark:] if mark else s)  # type: ignore[union-attr]
-            self.mark = len(s)
+        """Report the growth of the open string since it was last reported."""
+        slot = self.slot
+        observer = self.observer
+        if slot is not None and observer is not None:
+            s: str = slot[self.slot_key]
+            mark = self.mark
+            if len(s) > mark:
+                where, key = self.open_string
+                observer.appended(where, key, s[mark:] if mark else s)
+                self.mark = len(s)
 
 
 class CheckingTree(WatchedTree):
