@@ -158,11 +158,13 @@ class Parser:
             except (TypeError, ValueError):  # a bytearray or writable memoryview: unhashable
                 plain = False
             tail = lane.tail
-            if tail:  # an escape held back, decided now
+            if lane.check is not None:  # a checked string's: its checker vets each piece
+                text: str | None = lane.vetted(data)
+            elif tail:  # an escape held back, decided now
                 if tail == "\\" and type(data) is str and data in SIMPLE_ESCAPES:
                     lane.tail = ""  # the escape a lone backslash began, finished
                     lane.mark -= 1  # two characters read, one shown (see Lane)
-                    text: str | None = SIMPLE_ESCAPES[data]
+                    text = SIMPLE_ESCAPES[data]
                 else:
                     text = lane.take(data)
             elif plain:
