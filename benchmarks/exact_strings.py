@@ -3,7 +3,7 @@ and checked by each keyword that reads it exactly.
 
     python benchmarks/exact_strings.py            # B 1 MB
     python benchmarks/exact_strings.py --quick    # B 10 KB
-    PYTHONPATH=build/compiled python benchmarks/exact_strings.py   # the compiled build
+    python benchmarks/exact_strings.py --compiled build/compiled   # and the compiled build
 
 Streams the document of workload B (a file write, 16-64 characters per fragment, a snapshot
 after each) through ``jsonsnap.Parser(schema=...)``, where the schema is ``{path: string,
@@ -14,7 +14,9 @@ of the content itself (its prefixes compared as it comes). The cases run in inte
 (a, b, c, d, a, b, ...) so that all see the same machine; the report gives the best time of
 each and its ratio to (a). The target: every keyword at most 2x the unchecked string.
 ``run.py`` includes this as group ``X``. The build measured is the one imported (its name is
-printed; ``--expect`` refuses another).
+printed; ``--expect`` refuses another); ``--compiled DIR`` measures the compiled build in
+``DIR`` too, in a second process (this script again, with ``DIR`` first on its path), and
+prints its table after the first.
 """
 
 from __future__ import annotations
@@ -23,10 +25,14 @@ import argparse
 import functools
 import gc
 import json
+import os
+import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
 
 import jsonsnap
@@ -121,6 +127,45 @@ def measure(
     return rows
 
 
+def measure_compiled(
+    folder: str | Path,
+    *,
+    quick: bool = False,
+    rounds: int = 7,
+    progress: Callable[[str], None] = print,
+) -> list[Row]:
+    """The same cases on the compiled build in ``folder``: this script in a second process,
+    with ``folder`` first on its ``PYTHONPATH``; its ``--json`` rows read back."""
+    here = Path(__file__).resolve().parent
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "exact_strings.json"
+        cmd = [sys.executable, str(here / "exact_strings.py"), "--expect", "compiled"]
+        cmd += ["--json", str(out), "--rounds", str(rounds)] + (["--quick"] if quick else [])
+        path = [str(Path(folder).resolve()), str(here), os.environ.get("PYTHONPATH", "")]
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, path))}
+        done = subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        for line in done.stderr.decode(errors="replace").splitlines():
+            progress(f"[compiled] {line}")
+        if not out.exists():
+            raise RuntimeError(f"the compiled build's run wrote no rows (exit {done.returncode})")
+        return [Row(**record) for record in json.loads(out.read_text())]
+
+
+def group(
+    quick: bool,
+    compiled: str | Path | None,
+    add: Callable[[str], None],
+    progress: Callable[[str], None],
+) -> list[Row]:
+    """``run.py``'s group ``X``: the rows of this build, and its section (``add``); then the
+    section of the compiled build in ``compiled``, when given."""
+    rows = measure(quick=quick, progress=progress)
+    add(section(rows))
+    if compiled is not None:
+        add(section(measure_compiled(compiled, quick=quick, progress=progress), "compiled"))
+    return rows
+
+
 def section(rows: list[Row], build: str = jsonsnap.__build__) -> str:
     """The markdown section of docs/benchmarks.md."""
     lines = [
@@ -152,18 +197,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     ap.add_argument("--quick", action="store_true", help="B 10 KB instead of B 1 MB")
     ap.add_argument("--rounds", type=int, default=7, help="rounds of each (default 7)")
-    ap.add_argument("--expect", choices=("pure", "compiled"), help="the build to refuse others")
+    ap.add_argument("--expect", choices=("pure", "compiled"), help="refuse any other build")
+    ap.add_argument("--compiled", metavar="DIR", help="also measure the compiled build in DIR")
+    ap.add_argument("--json", metavar="FILE", help="write the rows to FILE")
     args = ap.parse_args(argv)
     if args.expect is not None and jsonsnap.__build__ != args.expect:
         print(f"jsonsnap is the {jsonsnap.__build__} build, not the {args.expect} build")
         return 2
-    print(f"jsonsnap from {jsonsnap.__file__} ({jsonsnap.__build__} build)", file=sys.stderr)
-    rows = measure(
-        quick=args.quick, rounds=args.rounds, progress=lambda s: print(s, file=sys.stderr)
-    )
-    print(section(rows))
-    passed, text = summary(rows)
-    print(("PASS " if passed else "FAIL ") + text)
+    say = functools.partial(print, file=sys.stderr, flush=True)
+    say(f"jsonsnap from {jsonsnap.__file__} ({jsonsnap.__build__} build)")
+    tables = [(jsonsnap.__build__, measure(quick=args.quick, rounds=args.rounds, progress=say))]
+    if args.json:
+        Path(args.json).write_text(json.dumps([asdict(r) for r in tables[0][1]]))
+    if args.compiled:
+        rows = measure_compiled(args.compiled, quick=args.quick, rounds=args.rounds, progress=say)
+        tables.append(("compiled", rows))
+    passed = True
+    for build, rows in tables:
+        print(section(rows, build))
+        ok, text = summary(rows)
+        passed = passed and ok
+        print(("PASS " if ok else "FAIL ") + f"{build} build: {text}\n")
     return 0 if passed else 1
 
 

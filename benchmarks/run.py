@@ -13,7 +13,8 @@ document and the ratio of jiter's (trailing-strings) time to the parser's. A par
 projected from its first fragments, exceeds the budget is skipped and its projection shown.
 Group ``H`` (run unless ``--only`` leaves it out) adds the growth exponents of jsonsnap on the
 hostile inputs of ``hostile.py``, group ``S`` what checking against a schema costs
-(``schema.py``) and group ``R`` what tolerant mode costs (``tolerant.py``). See
+(``schema.py``), group ``X`` what a string checked character by character costs
+(``exact_strings.py``) and group ``R`` what tolerant mode costs (``tolerant.py``). See
 ``benchmarks/README.md``.
 
 ``--compiled DIR`` measures the compiled build in ``DIR`` too, beside the pure build this
@@ -41,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 import collect_memory
+import exact_strings as exact_module
 import hostile as hostile_module
 import hostile_inputs
 import jsonsnap
@@ -89,6 +91,7 @@ HOSTILE = "H"
 """The group of hostile inputs (``hostile.py``): growth exponents of jsonsnap alone."""
 SCHEMA = "S"
 """The group of schema checking (``schema.py``): jsonsnap checked against jsonsnap plain."""
+EXACT = "X"  # The group of exact strings (exact_strings.py): checked against unchecked.
 TOLERANT = "R"
 """The group of tolerant mode (``tolerant.py``): jsonsnap ``repair=True`` against strict, and
 beside json_repair."""
@@ -107,7 +110,7 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         default="",
         help=(
             f"workload groups, e.g. A,B; {HOSTILE} for the hostile inputs, {SCHEMA} for schema "
-            f"checking, {TOLERANT} for tolerant mode (default: all)"
+            f"checking, {EXACT} for exact strings, {TOLERANT} for tolerant mode (default: all)"
         ),
     )
     ap.add_argument("--peers", default="", help="parsers, e.g. jsonsnap,jiter (default: all)")
@@ -190,7 +193,7 @@ def settings_of(args: argparse.Namespace) -> Settings:
 def plan_of(args: argparse.Namespace) -> Plan | int:
     """The plan of the run, or the exit status of a command line that cannot be run (its
     reason on standard error)."""
-    known = [*workloads_module.GROUPS, HOSTILE, SCHEMA, TOLERANT]
+    known = [*workloads_module.GROUPS, HOSTILE, SCHEMA, EXACT, TOLERANT]
     groups = [g.strip().upper() for g in args.only.split(",") if g.strip()] or known
     unknown = [g for g in groups if g not in known]
     if unknown:
@@ -291,6 +294,7 @@ class Groups:
 
     hostile: list[ladder.Growth] = field(default_factory=list)
     schema: list[schema_module.Row] = field(default_factory=list)
+    exact: list[exact_module.Row] = field(default_factory=list)
     tolerant: tolerant_module.Results | None = None
 
 
@@ -337,6 +341,9 @@ def group_sections(plan: Plan, out: Sections) -> Groups:
         progress("schema checking (benchmarks/schema.py) ...")
         found.schema = schema_module.measure(quick=quick, progress=progress)
         out.add(schema_module.section(found.schema))
+    if EXACT in plan.groups:
+        progress("exact strings (benchmarks/exact_strings.py) ...")
+        found.exact = exact_module.group(quick, plan.folder, out.add, progress)
     if TOLERANT in plan.groups:
         progress("tolerant mode (benchmarks/tolerant.py) ...")
         found.tolerant = tolerant_module.measure(
@@ -415,6 +422,7 @@ def write(out_dir: Path, plan: Plan, done: Done) -> None:
         "one_shot": [asdict(s) for s in done.shots],
         "hostile": [asdict(g) for g in done.found.hostile],
         "schema": [asdict(r) for r in done.found.schema],
+        "exact_strings": [asdict(r) for r in done.found.exact],
         "tolerant": asdict(tolerant) if tolerant is not None else None,
         "targets": [asdict(t) for t in done.goals],
         "elapsed_seconds": done.elapsed,

@@ -251,12 +251,10 @@ class Lane:
         string content (plain text and whole escapes, lone surrogates included) up to its end
         or up to an escape the next fragment will finish or pair (``held_from``: a few
         characters looked at, the rest decoded and checked by the C string scanner in one
-        call). It declines anything else (a quote, an error, bytes): the automaton reads it;
-        and, for a checked string, what its checker refuses (see :meth:`vetted`).
+        call). It declines anything else (a quote, an error, bytes): the automaton reads it.
         """
         if type(data) is not str:
             return None
-        check = self.check
         tail = self.tail
         if not tail:
             if data == "\\":
@@ -264,12 +262,9 @@ class Lane:
                 return ""
             buf = data
         elif tail == "\\" and data in SIMPLE_ESCAPES:
-            text = SIMPLE_ESCAPES[data]
-            if check is not None and not check(text, 2):
-                return None
             self.tail = ""
             self.mark -= 1  # two characters read, one shown
-            return text
+            return SIMPLE_ESCAPES[data]
         else:
             buf = tail + data
         end = len(buf)
@@ -285,16 +280,17 @@ class Lane:
             return None
         if after <= j:  # a quote before the held part: the string may end there
             return None
-        if check is not None and not check(text, j):
-            return None
         self.tail = buf[j:] if j < end else ""
         self.mark += len(text) - j  # j characters read
         return text
 
     def vetted(self, data: Any) -> str | None:
-        """What ``Parser.feed`` appends for any fragment of a checked string: :meth:`take`,
-        with plain text too; the checker (``check``) counts each piece of text before it is
-        taken, or refuses it whole (then ``None``: the lane declines)."""
+        """What ``Parser.feed`` appends for any fragment of a checked string: plain text, or
+        what :meth:`take` takes, each piece of text counted by the checker (``check``) with
+        the characters it is read from first; ``None`` (the lane declines, as it was) when
+        the checker refuses it whole."""
+        check = self.check
+        assert check is not None
         if (
             type(data) is str
             and not self.tail
@@ -302,8 +298,13 @@ class Lane:
             and '"' not in data
             and data.isprintable()
         ):  # plain text (or "", printable too): one character read for each shown
-            return data if self.check(data, len(data)) else None  # type: ignore[misc]
-        return self.take(data)
+            return data if check(data, len(data)) else None
+        tail, mark = self.tail, self.mark
+        text = self.take(data)
+        if text and not check(text, len(text) - (self.mark - mark)):  # (see take: mark)
+            self.tail, self.mark = tail, mark
+            return None
+        return text
 
 
 # ---------------------------------------------------------------------------- containers
