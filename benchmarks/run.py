@@ -12,9 +12,10 @@ final value equals ``json.loads`` exactly, the ratio to one ``json.loads`` of th
 document and the ratio of jiter's (trailing-strings) time to the parser's. A parser whose time,
 projected from its first fragments, exceeds the budget is skipped and its projection shown.
 Group ``H`` (run unless ``--only`` leaves it out) adds the growth exponents on the hostile
-inputs of ``hostile.py``, ``S`` what a schema costs (``schema.py``), ``R`` tolerant mode
-(``tolerant.py``), and ``U``, ``N`` and ``K`` the path users take: the accumulators, many
-streams per core, the official SDK (``stream_groups.py``). See ``benchmarks/README.md``.
+inputs of ``hostile.py``, ``S`` what a schema costs (``schema.py``), ``X`` what a string checked
+character by character costs (``exact_strings.py``), ``R`` tolerant mode (``tolerant.py``), and
+``U``, ``N`` and ``K`` the path users take: the accumulators, many streams per core, the
+official SDK (``stream_groups.py``). See ``benchmarks/README.md``.
 
 ``--compiled DIR`` measures the compiled build in ``DIR`` too, beside the pure build this
 process imports: a worker process (``compiled.py``, with ``DIR`` first on its path) streams
@@ -32,7 +33,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import dataclasses
 import json
 import sys
 from collections.abc import Sequence
@@ -40,19 +40,16 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-import collect_memory
-import hostile as hostile_module
+import feature_groups
 import hostile_inputs
 import jsonsnap
-import ladder
 import peers as peers_module
-import schema as schema_module
 import stream_groups
-import tolerant as tolerant_module
 import workloads as workloads_module
 from builds import build_problem, expected_build
 from chart import chart
 from compiled import CompiledBuild, Worker, WorkerError
+from feature_groups import EXACT, HOSTILE, SCHEMA, TOLERANT
 from formatting import fmt_time
 from measuring import (
     COMPILED,
@@ -87,14 +84,6 @@ from report import (
 from targets import Target, compiled_targets, group_targets, targets
 from workloads import Workload
 
-HOSTILE = "H"
-"""The group of hostile inputs (``hostile.py``): growth exponents of jsonsnap alone."""
-SCHEMA = "S"
-"""The group of schema checking (``schema.py``): jsonsnap checked against jsonsnap plain."""
-TOLERANT = "R"
-"""The group of tolerant mode (``tolerant.py``): ``repair=True`` against strict, json_repair."""
-
-
 # --------------------------------------------------------------------------- the command line
 
 
@@ -108,8 +97,8 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         default="",
         help=(
             f"workload groups, e.g. A,B; {HOSTILE} for the hostile inputs, {SCHEMA} for schema "
-            f"checking, {TOLERANT} for tolerant mode, U for the accumulator path, N for many "
-            "streams per core, K for the anthropic SDK (default: all)"
+            f"checking, {EXACT} for exact strings, {TOLERANT} for tolerant mode, U for the "
+            "accumulator path, N for many streams per core, K for the anthropic SDK (default: all)"
         ),
     )
     ap.add_argument("--peers", default="", help="parsers, e.g. jsonsnap,jiter (default: all)")
@@ -192,7 +181,7 @@ def settings_of(args: argparse.Namespace) -> Settings:
 def plan_of(args: argparse.Namespace) -> Plan | int:
     """The plan of the run, or the exit status of a command line that cannot be run (its
     reason on standard error)."""
-    known = [*workloads_module.GROUPS, HOSTILE, SCHEMA, TOLERANT, *stream_groups.GROUPS]
+    known = [*workloads_module.GROUPS, HOSTILE, SCHEMA, EXACT, TOLERANT, *stream_groups.GROUPS]
     groups = [g.strip().upper() for g in args.only.split(",") if g.strip()] or known
     unknown = [g for g in groups if g not in known]
     if unknown:
@@ -287,16 +276,6 @@ class Sections:
             print(text, flush=True)
 
 
-@dataclass
-class Groups:
-    """What groups H, S and R found, and U, N and K (``streams``)."""
-
-    hostile: list[ladder.Growth] = field(default_factory=list)
-    schema: list[schema_module.Row] = field(default_factory=list)
-    tolerant: tolerant_module.Results | None = None
-    streams: stream_groups.Found | None = None
-
-
 def one_shot_section(plan: Plan, results: list[WorkloadResult], out: Sections) -> list[OneShot]:
     """The one-shot on the truncated B 1 MB, and jsonsnap's memory there (when B 1 MB ran)."""
     big = next((r for r in results if r.workload.name == "B 1 MB"), None)
@@ -309,58 +288,12 @@ def one_shot_section(plan: Plan, results: list[WorkloadResult], out: Sections) -
     return shots
 
 
-def hostile_sections(plan: Plan, out: Sections) -> list[ladder.Growth]:
-    """Group H: the hostile inputs (on the compiled build too, with ``--compiled``), then
-    collect mode's memory."""
-    quick = plan.settings.quick
-    progress("hostile inputs (benchmarks/hostile.py) ...")
-    cap = ladder.QUICK_CAP if quick else ladder.CAP
-    found = ladder.measure_all(hostile_inputs.workloads(quick=quick), cap=cap, progress=progress)
-    out.add(hostile_module.section(found, cap))
-    if plan.folder is not None:
-        progress("hostile inputs on the compiled build (benchmarks/hostile.py --compiled) ...")
-        on_compiled = hostile_module.measure_compiled(
-            plan.folder, quick=quick, cap=cap, progress=progress
-        )
-        out.add(hostile_module.section(on_compiled, cap, build="compiled"))
-        found += [dataclasses.replace(g, name=f"{g.name} (compiled)") for g in on_compiled]
-    out.add(collect_memory.memory_section())
-    return found
-
-
-def group_sections(plan: Plan, out: Sections) -> Groups:
-    """Groups H, S, R, U, N and K, those asked for (jsonsnap alone: none without it)."""
-    found = Groups()
-    if not plan.snap:
-        return found
-    quick = plan.settings.quick
-    if HOSTILE in plan.groups:
-        found.hostile = hostile_sections(plan, out)
-    if SCHEMA in plan.groups:
-        progress("schema checking (benchmarks/schema.py) ...")
-        found.schema = schema_module.measure(quick=quick, progress=progress)
-        out.add(schema_module.section(found.schema))
-    if TOLERANT in plan.groups:
-        progress("tolerant mode (benchmarks/tolerant.py) ...")
-        found.tolerant = tolerant_module.measure(
-            quick=quick,
-            budget=plan.settings.budget,
-            probe=plan.settings.probe,
-            versus=any(p.id == "json-repair" for p in plan.chosen),
-            progress=progress,
-        )
-        out.add(tolerant_module.section(found.tolerant))
-    if set(plan.groups) & set(stream_groups.GROUPS):
-        found.streams = stream_groups.run(plan.groups, quick, plan.folder, out.add, progress)
-    return found
-
-
 def all_targets(
     plan: Plan,
     results: list[WorkloadResult],
     rows: list[Growth],
     shots: list[OneShot],
-    found: Groups,
+    found: feature_groups.Groups,
 ) -> tuple[list[Target], list[str]]:
     """Every target line, and the builds they are of."""
     goals = targets(results, rows, shots, plan.chosen)
@@ -387,7 +320,7 @@ class Done:
     results: list[WorkloadResult]
     rows: list[Growth]
     shots: list[OneShot]
-    found: Groups
+    found: feature_groups.Groups
     goals: list[Target]
     builds: list[str]
     sections: list[str]
@@ -423,6 +356,7 @@ def write(out_dir: Path, plan: Plan, done: Done) -> None:
         "one_shot": [asdict(s) for s in done.shots],
         "hostile": [asdict(g) for g in done.found.hostile],
         "schema": [asdict(r) for r in done.found.schema],
+        "exact_strings": [asdict(r) for r in done.found.exact],
         "tolerant": asdict(tolerant) if tolerant is not None else None,
         "streams": done.found.streams.record() if done.found.streams is not None else None,
         "targets": [asdict(t) for t in done.goals],
@@ -485,7 +419,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if rows:
         out.add(growth_table(rows, results))
     shots = one_shot_section(plan, results, out)
-    found = group_sections(plan, out)
+    found = feature_groups.run(
+        plan.groups if plan.snap else [], plan.settings, plan.folder, plan.chosen, out.add
+    )
     goals, builds = all_targets(plan, results, rows, shots, found)
     done = Done(info, listed, results, rows, shots, found, goals, builds, out.texts, 0.0)
     print("### Targets\n\n```\n" + done.target_text + "\n```\n", flush=True)

@@ -110,6 +110,7 @@ class Automaton(Tokens):
         self.long_min = BEYOND if fast.long_string is None else fast.long_string
         self.exact: tuple[FastPaths, int] | None = None
         self.exact_fast: FastPaths | None = None
+        self.vet = None
         self.elements = fast.elements
         self.members = fast.members
         self.state = self.first

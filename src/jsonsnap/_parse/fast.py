@@ -97,9 +97,17 @@ GENERAL: Final = FastPaths(
 # ---------------------------------------------------------------------------- strings
 
 
-def escaped_run(buf: str, start: int, pos: int, end: int, tree: Tree) -> int:
+def escaped_run(
+    buf: str,
+    start: int,
+    pos: int,
+    end: int,
+    tree: Tree,
+    vet: Callable[[str, int], bool] | None = None,
+) -> int:
     """String content from ``start``: plain text up to ``pos``, then plain text and complete
-    escapes. Append it decoded and return where it stops.
+    escapes. Append it decoded and return where it stops; -1 when ``vet`` (a checker's, see
+    ``Tokens.read_exactly``) refuses it, which appends nothing.
 
     It stops before a ``\\uD800``-``\\uDBFF`` escape at its end unless a closing quote
     follows: what comes next may make it half of a pair, or be an error reported at its own
@@ -109,7 +117,15 @@ def escaped_run(buf: str, start: int, pos: int, end: int, tree: Tree) -> int:
     if (j == end or buf[j] != '"') and high_surrogate_ends(buf, start, j):
         j -= 6
     if j > start:
-        tree.append(scanstring(buf[start:j] + '"', 0, True)[0])
+        text = scanstring(buf[start:j] + '"', 0, True)[0]
+        if vet is None:
+            tree.append(text)
+        elif vet(text, j - start):
+            # Counted by the checker: the plain builder's append (the checking tree's own
+            # would tell the checker again, as if it were plain text).
+            Tree.append(tree, text)
+        else:
+            return -1
     return j
 
 
@@ -178,31 +194,39 @@ class Lane:
     plain text and complete escapes. What it cannot take (a quote, an error, bytes) leaves the
     lane for the automaton.
 
+    A string whose characters a checker reads (``check``: the automaton's ``vet``, see
+    ``Tokens.read_exactly``) has the lane too, but every fragment goes through
+    :meth:`vetted`, which hands the checker each piece of text with the number of characters
+    it is read from before the lane takes it; a piece the checker refuses leaves the lane for
+    the automaton, which reads it one escape at a time and finds the fault at its place.
+
     The lane does not count what it reads: :meth:`consumed` tells how many characters it has
     read since it was armed, from the string's growth since ``mark`` (which an escape, read as
     more characters than it shows, moves back). ``tail`` is an escape held back until the next
     fragment decides it; it is not counted as read.
     """
 
-    __slots__ = ("holder", "key", "mark", "tail")
+    __slots__ = ("check", "holder", "key", "mark", "tail")
 
     def __init__(self) -> None:
         self.holder: Any = None
         self.key: Any = None
         self.mark = 0
         self.tail = ""
+        self.check: Callable[[str, int], bool] | None = None
 
     def arm(self, tree: Tree, automaton: Tokens) -> Lane | None:
         """Enter the open string of ``tree``, taking over what ``automaton`` holds back (an
         undecided escape); return the lane (``None``: the string has no lane)."""
-        # A string that a schema checks character by character is read exactly (its fast
-        # paths off); a single-quoted string or an unquoted key (tolerant) has no lane.
+        # A string that a schema checks one escape at a time has its fast paths off; a
+        # single-quoted string or an unquoted key (tolerant) has no lane.
         if not automaton.fast.lane or automaton.closer != '"':
             return None
         holder = self.holder = tree.slot
         key = self.key = tree.slot_key
         self.mark = len(holder[key])
         self.tail = automaton.tail
+        self.check = automaton.vet
         automaton.tail = ""
         return self
 
@@ -258,6 +282,28 @@ class Lane:
             return None
         self.tail = buf[j:] if j < end else ""
         self.mark += len(text) - j  # j characters read
+        return text
+
+    def vetted(self, data: Any) -> str | None:
+        """What ``Parser.feed`` appends for any fragment of a checked string: plain text, or
+        what :meth:`take` takes, each piece of text counted by the checker (``check``) with
+        the characters it is read from first; ``None`` (the lane declines, as it was) when
+        the checker refuses it whole."""
+        check = self.check
+        assert check is not None
+        if (
+            type(data) is str
+            and not self.tail
+            and "\\" not in data
+            and '"' not in data
+            and data.isprintable()
+        ):  # plain text (or "", printable too): one character read for each shown
+            return data if check(data, len(data)) else None
+        tail, mark = self.tail, self.mark
+        text = self.take(data)
+        if text and not check(text, len(text) - (self.mark - mark)):  # (see take: mark)
+            self.tail, self.mark = tail, mark
+            return None
         return text
 
 

@@ -21,6 +21,7 @@ marker, ``jsonsnap._jsontext.NOTHING``); it builds and reads no value.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from .._jsontext import NOTHING
@@ -126,9 +127,11 @@ class Cursor(Protocol):
     @property
     def state(self) -> int: ...
 
-    def read_exactly(self, on: bool) -> None:
+    def read_exactly(self, on: bool, vet: Callable[[str, int], bool] | None = None) -> None:
         """Read the open string (or key) one escape at a time, so that each character's place
-        is known (``False``: with the fast paths again)."""
+        is known (``False``: with the fast paths again). With ``vet`` (the checker's
+        :meth:`Checker.run`), the fast paths stay and each run of text they decode is vetted
+        first; a run refused is read one escape at a time."""
 
 
 class Checker(Protocol):
@@ -178,6 +181,13 @@ class Checker(Protocol):
     def append(self, text: str, width: int, length: int) -> None:
         """More of the open string or key, read exactly: ``text``, read from ``length``
         characters of input (``width`` 1: one each; 0: the characters of one escape)."""
+
+    def run(self, text: str, length: int) -> bool:
+        """A run of the open string read by a fast path (``vet``, see ``Cursor.read_exactly``):
+        ``text``, decoded from ``length`` characters of input, escapes among them. Count it
+        whole and say ``True`` when nothing in it fails, else change nothing and say
+        ``False`` (the run is then read again one escape at a time, and told by
+        :meth:`append`)."""
 
     def string_end(self) -> None:
         """The open string or key, read exactly, ends: its closing quote is read."""

@@ -157,12 +157,13 @@ class Parser:
                 plain = data in PLAIN_CHARS  # one plain character: the commonest case
             except (TypeError, ValueError):  # a bytearray or writable memoryview: unhashable
                 plain = False
-            tail = lane.tail
-            if tail:  # an escape held back, decided now
+            if lane.check is not None:  # a checked string's: its checker vets each piece
+                text: str | None = lane.vetted(data)
+            elif tail := lane.tail:  # an escape held back, decided now
                 if tail == "\\" and type(data) is str and data in SIMPLE_ESCAPES:
                     lane.tail = ""  # the escape a lone backslash began, finished
                     lane.mark -= 1  # two characters read, one shown (see Lane)
-                    text: str | None = SIMPLE_ESCAPES[data]
+                    text = SIMPLE_ESCAPES[data]
                 else:
                     text = lane.take(data)
             elif plain:
@@ -194,10 +195,9 @@ class Parser:
         text = data if type(data) is str and self._decoder is None else self._text(data)
         version = (tree := self._tree).version
         if text:
-            auto = self._auto
             self._busy = True
             try:  # _read, written out: this runs for every fragment
-                auto.run(text, False)
+                (auto := self._auto).run(text, False)
             except BaseException as exc:
                 self._failed(exc if isinstance(exc, _ERRORS) else auto.stopped)
                 raise

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import sys
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from .._errors import JSONDecodeError
@@ -100,6 +101,7 @@ class Tokens:
         "to_float",
         "to_int",
         "tree",
+        "vet",
     )
 
     tree: Tree
@@ -136,6 +138,8 @@ class Tokens:
     #: put back (``read_exactly``).
     exact: tuple[FastPaths, int] | None
     exact_fast: FastPaths | None  # the fast paths while exact, made when first needed
+    #: While a checker vets the open string's runs (``read_exactly``): what it is asked.
+    vet: Callable[[str, int], bool] | None
     to_int: Any
     to_float: Any
     constant: Any
@@ -145,21 +149,30 @@ class Tokens:
 
     # ------------------------------------------------------------------ errors
 
-    def read_exactly(self, on: bool) -> None:
+    def read_exactly(self, on: bool, vet: Callable[[str, int], bool] | None = None) -> None:
         """Read the open string (or key) one escape at a time, so that a checker knows each
         character's place: no runs of escapes decoded in bulk, no lane, no long-string path
-        (``False``: the fast paths back). A checker asks; nothing else changes them."""
+        (``False``: the fast paths back). With ``vet``, the lane and the runs stay: each run
+        of text they decode (escapes among them) is first ``vet(text, length)`` (``length``:
+        the characters it is read from), which counts it or refuses it whole; a run refused
+        is read again one escape at a time, with the rest of the input at hand (the lane
+        declines it; see ``_string``). A checker asks; nothing else changes them."""
         if on:
             if self.exact is None:
                 self.exact = (self.fast, self.long_min)
+            self.vet = vet
+            self.long_min = BEYOND
+            if vet is not None:
+                self.fast = self.exact[0]
+                return
             fast = self.exact_fast
             if fast is None:
                 fast = self.exact_fast = dataclasses.replace(self.fast, runs=False, lane=False)
             self.fast = fast
-            self.long_min = BEYOND
         elif self.exact is not None:
             self.fast, self.long_min = self.exact
             self.exact = None
+            self.vet = None
 
     def fail(self, msg: str, buf: str, index: int, *, incomplete: bool = False) -> JSONDecodeError:
         """The error at ``buf[index]`` (``buf`` starts at ``offset``)."""
@@ -334,21 +347,25 @@ class Tokens:
         rest of the input must decide (incomplete, or a high surrogate that may get its low
         half)."""
         tree = self.tree
-        fast = self.fast
+        runs = self.fast.runs
         while True:
             j = PLAIN_RE.match(buf, pos).end()  # type: ignore[union-attr]
             if j < end and buf[j] == "\\":
                 if end - j > self.long_min:
                     long = self.long
                     if long is None:
-                        long = self.long = LongStrings(fast.window)
+                        long = self.long = LongStrings(self.fast.window)
                     k = long.decode(buf, pos, end, tree)
                     if k > pos:
                         pos = k
                         continue
-                if fast.runs:
-                    j = escaped_run(buf, pos, j, end, tree)
-                elif j > pos:
+                if runs:
+                    k = escaped_run(buf, pos, j, end, tree, self.vet)
+                    if k >= 0:
+                        j = k
+                    else:  # refused whole by the checker: the rest is read one escape at a time
+                        runs = False
+                if not runs and j > pos:
                     tree.append(buf[pos:j])
                 pos = j
             elif j > pos:

@@ -126,11 +126,13 @@ class SchemaChecker:
     def dropped(self) -> int:
         return self.report.dropped
 
-    def _exact(self, on: bool) -> None:
+    def _exact(self, on: bool, runs: bool = False) -> None:
         """Have the automaton read the open string (or key) one escape at a time, so that
-        each character's place is known (and put its fast paths back)."""
+        each character's place is known (and put its fast paths back); with ``runs``, in
+        runs of text vetted first (``run``), read one escape at a time only where a run
+        fails."""
         if on:
-            self.cursor.read_exactly(True)
+            self.cursor.read_exactly(True, self.run if runs else None)
             self.exact = True
             self.raw = 0
         elif self.exact:
@@ -253,7 +255,7 @@ class SchemaChecker:
         frame = self.checks.string_frame(self.cursor.quote)
         self.string = frame
         if frame is not None:
-            self._exact(True)
+            self._exact(True, runs=True)
 
     def key_start(self) -> None:
         frames = self.checks.frames
@@ -281,6 +283,14 @@ class SchemaChecker:
         elif self.string is not None:
             before = tree.slot[tree.slot_key] if tree.slot is not None else tree.pending[0]
             self.text.grow(self.string, text, pos, width, before)
+
+    def run(self, text: str, length: int) -> bool:
+        # (asked only about the open string, read exactly with its runs vetted: see _exact)
+        frame = self.string
+        if frame is None or not self.text.fits(frame, text):
+            return False
+        self.raw += length
+        return True
 
     def _key_text(self, leaves: list[Leaf], frame: Frame, text: str, pos: int, width: int) -> None:
         """``text`` of the key being read exactly, its first character at ``pos``."""

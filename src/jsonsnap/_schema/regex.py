@@ -10,7 +10,10 @@ searched in one of two ways:
   searched by ``re`` itself: each place it is tried costs at most its own length;
 - any other is compiled to an automaton (a Thompson NFA), run over the text once, one
   character at a time, with the sets of states it reaches cached as they are met (a lazy DFA):
-  time linear in the text, whatever the nesting of quantifiers.
+  time linear in the text, whatever the nesting of quantifiers. Where a set of states reads
+  a character and stays the same, the characters it would go on staying on are skipped in
+  one ``re`` match of a single repeated character (its *stay*, made from the character
+  tests of the set, once): ``^[^a]*$`` over a megabyte is one match, not a loop in Python.
 
 Refused (a :class:`~jsonsnap.SchemaDefinitionError` says which and why): in a pattern that
 repeats or alternates, the features no automaton reads in one pass (backreferences, lookahead
@@ -37,6 +40,9 @@ MAX_STATES: Final = 10_000
 MAX_NESTING: Final = 100
 #: Transitions cached per pattern before the cache starts again.
 _CACHE_SIZE: Final = 65_536
+#: A stay shorter than this is not tried again for four times as many characters (a set of
+#: states that stays for a character or two at a time costs no ``re`` match per character).
+_STAY_WORTH: Final = 16
 
 _parser: Any = importlib.import_module("re._parser" if sys.version_info >= (3, 11) else "sre_parse")
 _c: Any = importlib.import_module(
@@ -156,6 +162,28 @@ def _plain(tree: Any) -> bool:
     return True
 
 
+def _skip(stay: tuple[Any, ...], text: str, pos: int, end: int) -> int:
+    """Where the run of characters of ``text[pos:end]`` that some match of ``stay`` (a
+    ``_Automaton`` set's) takes, one after the other, ends."""
+    while True:
+        start = pos
+        for run in stay:
+            pos = run(text, pos, end).end()
+        if pos == start:
+            return pos
+
+
+def _scoped(source: str, flags: int) -> str:
+    """One character's pattern with its flags in it (``(?i:...)``): a test that keeps its
+    meaning inside a larger pattern."""
+    letters = "".join(
+        letter
+        for flag, letter in ((re.IGNORECASE, "i"), (re.ASCII, "a"), (re.DOTALL, "s"))
+        if flags & flag
+    )
+    return f"(?{letters}:{source})" if letters else source
+
+
 def _class_source(op: Any, arg: Any) -> str:
     """One character's pattern, as ``re`` source, for a parsed atom."""
     if op == _c.LITERAL:
@@ -182,22 +210,50 @@ def _class_source(op: Any, arg: Any) -> str:
 class _Automaton:
     """A Thompson NFA of a parsed pattern, searched with its state sets cached (a lazy DFA)."""
 
-    __slots__ = ("anchored", "args", "cache", "context", "kinds", "outs", "start", "tests")
+    __slots__ = (
+        "anchored",
+        "args",
+        "atoms",
+        "cache",
+        "context",
+        "first",
+        "kinds",
+        "middle",
+        "outs",
+        "sets",
+        "start",
+        "stays",
+        "tests",
+    )
 
     def __init__(self, tree: Any) -> None:
         self.kinds: list[int] = []
         self.args: list[Any] = []
         self.outs: list[list[int]] = []
+        self.atoms: dict[int, str] = {}  # a character state's test, as re source
         self.context = False  # whether an assertion reads the character before
         self.tests: dict[tuple[str, int], Any] = {}  # one character's tests, compiled once
         self.cache: dict[tuple[Any, ...], frozenset[int] | None] = {}
+        # Each set of states met, once (so that a set that stays is told by identity), and
+        # the stays of those that stay (see _stay).
+        self.sets: dict[frozenset[int], frozenset[int]] = {}
+        self.stays: dict[frozenset[int], tuple[Any, ...] | None] = {}
         flags = tree.state.flags
         match = self._state(_MATCH, None)
         self.start = self._sequence(tree.data, flags, match)
+        self.first = frozenset((self.start,))
+        self.sets[self.first] = self.first
         first = tree.data[0] if len(tree.data) else None
         self.anchored = first is not None and (
             first == (_c.AT, _c.AT_BEGINNING_STRING)
             or (first == (_c.AT, _c.AT_BEGINNING) and not flags & re.MULTILINE)
+        )
+        # Whether every assertion fails between two characters that are neither the first
+        # nor the last (no \b, \B, nor ^ or $ of MULTILINE): a step there then depends on
+        # the set of states and the character only, so that a set may have a stay.
+        self.middle = not self.context and not any(
+            kind == _ASSERT and arg[0] == _c.AT_END and arg[1]
+            for kind, arg in zip(self.kinds, self.args, strict=True)
         )
 
     def _state(self, kind: int, arg: Any, outs: list[int] | None = None) -> int:
@@ -219,8 +275,11 @@ class _Automaton:
 
     def _item(self, op: Any, arg: Any, flags: int, then: int) -> int:
         if op in (_c.LITERAL, _c.NOT_LITERAL, _c.ANY, _c.IN):
-            test = self._test(_class_source(op, arg), flags & _CHAR_FLAGS)
-            return self._state(_CHAR, test, [then])
+            source = _class_source(op, arg)
+            test = self._test(source, flags & _CHAR_FLAGS)
+            state = self._state(_CHAR, test, [then])
+            self.atoms[state] = _scoped(source, flags & _CHAR_FLAGS)
+            return state
         if op == _c.AT:
             if arg in (_c.AT_BOUNDARY, _c.AT_NON_BOUNDARY) or (
                 arg == _c.AT_BEGINNING and flags & re.MULTILINE
@@ -302,24 +361,74 @@ class _Automaton:
         cache = self.cache
         if len(cache) > _CACHE_SIZE:
             cache.clear()
-        start = frozenset((self.start,))
-        states = start
+            self.sets.clear()
+            self.sets[self.first] = self.first
+            self.stays.clear()
+        states = self.first
         before = _END
         last = len(text) - 1
         context = self.context
-        for i, ch in enumerate(text):
-            key = (states, before if context else i == 0, ch, i == last)
-            found = cache.get(key, NOTHING)
-            if found is NOTHING:
-                found = self._step(states, before, ch, i == last)
-                cache[key] = found
-            if found is None:
-                return True
-            if not found:
-                return False  # anchored, and nothing left to try
-            states = found
-            before = ch
+        # A set that stays may skip the characters it stays on, where every assertion fails
+        # (middle); not the last set found to have no stay, or whose stay was short, before
+        # ``retry``.
+        stays = self.stays if self.middle else None
+        still: frozenset[int] | None = None
+        retry = i = 0
+        while i <= last:
+            for i in range(i, last + 1):  # noqa: B020 (each loop goes on where the last left)
+                ch = text[i]
+                key = (states, before if context else i == 0, ch, i == last)
+                found = cache.get(key, NOTHING)
+                if found is NOTHING:
+                    found = self._step(states, before, ch, i == last)
+                    cache[key] = found
+                if found is None:
+                    return True
+                if not found:
+                    return False  # anchored, and nothing left to try
+                if found is states and stays is not None and (found is not still or i >= retry):
+                    break  # it stays: skip what it stays on
+                states = found
+                before = ch
+            else:
+                break
+            stay = stays.get(states, NOTHING)
+            if stay is NOTHING:
+                stay = stays[states] = self._stay(states)
+            j = i + 1
+            if stay is None:
+                still, retry = states, last + 1
+            elif j < last:
+                j = _skip(stay, text, j, last)
+                if j - i < _STAY_WORTH:  # a short stay: not tried again for a while
+                    still, retry = states, i + 4 * _STAY_WORTH
+            before = text[j - 1]
+            i = j
         return self._closure(states, before, _END, False) is None
+
+    def _stay(self, states: frozenset[int]) -> tuple[Any, ...] | None:
+        """How to skip the characters that leave ``states`` as they are, where every
+        assertion fails (``middle``): the ``match`` of a run of each test that keeps them,
+        tried in turn until none goes further; ``None`` when the pattern matches there, or
+        when what keeps them is not one union of tests. A character keeps them when for each
+        state of the set (but the start of an unanchored search, always there) a test that
+        leads to it holds, and no test that leads out of the set does: kept here are the
+        sets where every such state is led to by the same tests, and no test leads out."""
+        chars = self._closure(states, "\n", "\n", False)  # (any characters: none holds)
+        if chars is None:
+            return None
+        outs, atoms = self.outs, self.atoms
+        kept: dict[int, set[str]] = {s: set() for s in states if self.anchored or s != self.start}
+        for s in chars:
+            target = outs[s][0]
+            if target in kept:
+                kept[target].add(atoms[s])
+            elif target not in states:
+                return None  # (a test that leads out: no one union of tests)
+        tests = next(iter(kept.values()), None)
+        if not tests or any(other != tests for other in kept.values()):
+            return None
+        return tuple(re.compile(f"(?:{test})*").match for test in sorted(tests))
 
     def _step(
         self, states: frozenset[int], before: str, ch: str, last: bool
@@ -332,4 +441,5 @@ class _Automaton:
         reached = {outs[s][0] for s in chars if args[s](ch) is not None}
         if not self.anchored:
             reached.add(self.start)
-        return frozenset(reached)
+        found = frozenset(reached)
+        return self.sets.setdefault(found, found)

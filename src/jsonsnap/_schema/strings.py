@@ -142,6 +142,43 @@ class TextChecks:
         if failed:
             self.report.fail_all(failed)
 
+    def fits(self, frame: Frame, text: str) -> bool:
+        """Whether ``text`` of the string of ``frame`` fails nothing (no ``maxLength`` passed,
+        some candidate still goes on with it): then it is counted as :meth:`grow` counts it;
+        else nothing changes (its faults are for :meth:`grow` to place, character by
+        character). The characters the candidates share, and a length within the limit, cost
+        no more for a run than for one character."""
+        n = len(text)
+        narrowed: list[tuple[Leaf, int, int]] | None = None
+        counted: list[Leaf] = []
+        for leaf in frame.leaves:
+            shape = leaf.shape
+            if not shape.exact or (leaf.owner is not None and not alive(leaf.owner)):
+                continue
+            length = leaf.length
+            limit = shape.max_len
+            fits = limit is None or not length <= limit < length + n
+            cands = leaf.cands
+            if fits and cands is not None and not leaf.told:
+                lo, hi = leaf.lo, leaf.hi
+                if not (
+                    lo < hi
+                    and cands[lo].startswith(text, length)
+                    and cands[hi - 1].startswith(text, length)
+                ):  # (else all of them go on with it: nothing narrows)
+                    if narrowed is None:
+                        narrowed = []
+                    narrowed.append((leaf, lo, hi))
+                    fits = leaf.narrow(text) < 0
+            if not fits:
+                for leaf, lo, hi in narrowed or ():
+                    leaf.lo, leaf.hi = lo, hi
+                return False
+            counted.append(leaf)
+        for leaf in counted:
+            leaf.length += n
+        return True
+
     def string_done(self, frame: Frame, value: str, end: int) -> None:
         """The string of ``frame`` is complete at ``end`` (its closing quote)."""
         for leaf in frame.leaves:
