@@ -64,6 +64,9 @@ SHORT_NUMBER = 24
 PROVISIONAL_LIMIT = 4300
 #: Larger than any input: a threshold that is never reached.
 BEYOND = 1 << 62
+#: The fast paths taken while a string is read exactly, for each set of fast paths (see
+#: ``Tokens.read_exactly``).
+_EXACT: dict[FastPaths, FastPaths] = {}
 
 
 class Tokens:
@@ -154,7 +157,11 @@ class Tokens:
                 self.exact = (self.fast, self.long_min)
             fast = self.exact_fast
             if fast is None:
-                fast = self.exact_fast = dataclasses.replace(self.fast, runs=False, lane=False)
+                fast = _EXACT.get(self.fast)
+                if fast is None:  # (once per set of fast paths, not once per parser)
+                    fast = dataclasses.replace(self.fast, runs=False, lane=False)
+                    _EXACT[self.fast] = fast
+                self.exact_fast = fast
             self.fast = fast
             self.long_min = BEYOND
         elif self.exact is not None:

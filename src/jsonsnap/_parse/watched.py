@@ -15,10 +15,16 @@ the value as it was.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .observer import Checker, Key, Node, Observer, node
+from .observer import Key, Node, Observer, node
 from .tree import DepthError, Tree
+
+if TYPE_CHECKING:
+    # The one checker (an ``observer.Checker``), named for its type only, so that a compiled
+    # build calls it directly rather than by looking its methods up; this layer never
+    # imports the schema's at run time.
+    from .._schema.checker import SchemaChecker
 
 __all__ = ["CheckingTree", "WatchedTree"]
 
@@ -196,7 +202,7 @@ class CheckingTree(WatchedTree):
 
     def __init__(
         self,
-        checker: Checker,
+        checker: SchemaChecker,
         partial_strings: bool = True,
         *,
         object_hook: Callable[[dict[str, Any]], Any] | None = None,

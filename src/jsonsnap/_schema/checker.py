@@ -66,8 +66,8 @@ from __future__ import annotations
 from typing import Any
 
 from .._errors import SchemaError
+from .._parse.automaton import Automaton
 from .._parse.grammar import TOP
-from .._parse.observer import Cursor
 from .._parse.watched import WatchedTree
 from .equality import ARRAY, BOOLEAN, NULL, NUMBER, OBJECT, STRING, kind_of
 from .faults import Branch, Fault, Report, alive
@@ -99,7 +99,9 @@ class SchemaChecker:
     )
 
     tree: WatchedTree  # the checked tree, read only (set by attach)
-    cursor: Cursor  # where the automaton is (set by attach)
+    # Where the automaton is (set by attach): read as an ``observer.Cursor`` only, but typed
+    # as the automaton, so that a compiled build reads its attributes directly.
+    cursor: Automaton
 
     def __init__(self, root: Shape, raise_: bool) -> None:
         self.report = Report(raise_)
@@ -111,7 +113,7 @@ class SchemaChecker:
         self.exact = False  # whether the open string (or key) is read exactly
         self.raw = 0  # characters of the exact string (or key) read so far, escapes whole
 
-    def attach(self, tree: WatchedTree, cursor: Cursor) -> None:
+    def attach(self, tree: WatchedTree, cursor: Automaton) -> None:
         """Check what ``tree`` builds as ``cursor`` (the automaton) reads it."""
         self.tree = tree
         self.checks.tree = tree

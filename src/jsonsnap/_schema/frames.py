@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._jsontext import describe
+from .._parse.watched import WatchedTree
 from .equality import (
     ARRAY,
     BOOLEAN,
@@ -100,10 +101,11 @@ class Checks:
 
     __slots__ = ("enums", "frames", "hashing", "ids", "known", "report", "root_shape", "tree")
 
+    tree: WatchedTree  # the checked tree, read only (set by the checker's attach)
+
     def __init__(self, root: Shape, report: Report) -> None:
         self.root_shape = root
         self.report = report
-        self.tree: Any = None  # the checked tree (a WatchedTree), read only; set by attach
         # One frame per open array or object (None: nothing is checked in it), beside the
         # tree's stack.
         self.frames: list[Frame | None] = []
@@ -187,7 +189,7 @@ class Checks:
                     if sub is not None:
                         self.expand(sub, owner, leaves, groups, where, start)
             else:
-                key = self.tree.keys[-1]
+                key: Any = self.tree.keys[-1]  # (a str: the member's key)
                 for leaf in frame.leaves:
                     owner = leaf.owner
                     if owner is not None and not alive(owner):
@@ -272,7 +274,7 @@ class Checks:
         elif shape.patterns:
             return NOT_SIMPLE
         else:
-            key = self.tree.keys[-1]
+            key: Any = self.tree.keys[-1]  # (a str: the member's key)
             sub = shape.props.get(key)
             if sub is None:
                 sub = shape.additional

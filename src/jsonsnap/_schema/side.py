@@ -36,6 +36,9 @@ if TYPE_CHECKING:
 
 __all__ = ["FieldState", "SchemaSide"]
 
+#: The fast paths a checked parser takes, for each set of fast paths (``fast_paths``).
+_CHECKED: dict[FastPaths, FastPaths] = {}
+
 
 class FieldState(str, Enum):
     """The state of a field of a value checked against a schema."""
@@ -104,7 +107,10 @@ class SchemaSide:
         container at once, so that no part of it has a place in the input)."""
         if self.checker is None or fast.scan_min is None:
             return fast
-        return dataclasses.replace(fast, scan_min=None)
+        checked = _CHECKED.get(fast)
+        if checked is None:  # (once per set of fast paths, not once per parser)
+            checked = _CHECKED[fast] = dataclasses.replace(fast, scan_min=None)
+        return checked
 
     def reading(self, auto: Automaton) -> None:
         """``auto`` reads into the checked tree (the parser made it, or made it again)."""
