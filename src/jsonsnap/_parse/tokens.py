@@ -64,9 +64,9 @@ SHORT_NUMBER = 24
 PROVISIONAL_LIMIT = 4300
 #: Larger than any input: a threshold that is never reached.
 BEYOND = 1 << 62
-#: The fast paths taken while a string is read exactly, for each set of fast paths (see
-#: ``Tokens.read_exactly``).
-_EXACT: dict[FastPaths, FastPaths] = {}
+#: The last fast paths a string was read exactly with and those taken then (see
+#: ``Tokens.read_exactly``; compared by identity, which costs less than a dataclass's hash).
+_exact: tuple[FastPaths, FastPaths] | None = None
 
 
 class Tokens:
@@ -157,11 +157,11 @@ class Tokens:
                 self.exact = (self.fast, self.long_min)
             fast = self.exact_fast
             if fast is None:
-                fast = _EXACT.get(self.fast)
-                if fast is None:  # (once per set of fast paths, not once per parser)
-                    fast = dataclasses.replace(self.fast, runs=False, lane=False)
-                    _EXACT[self.fast] = fast
-                self.exact_fast = fast
+                global _exact
+                pair, fast = _exact, self.fast  # (read once: another thread may set it)
+                if pair is None or pair[0] is not fast:  # (once, not once per parser)
+                    pair = _exact = fast, dataclasses.replace(fast, runs=False, lane=False)
+                fast = self.exact_fast = pair[1]
             self.fast = fast
             self.long_min = BEYOND
         elif self.exact is not None:

@@ -63,7 +63,7 @@ key's members are each checked as they are read.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from .._errors import SchemaError
 from .._parse.automaton import Automaton
@@ -78,7 +78,7 @@ from .strings import Leaf, TextChecks
 __all__ = ["SchemaChecker"]
 
 #: A literal's or number's first character: its kind.
-_FIRST = {"t": BOOLEAN, "f": BOOLEAN, "n": NULL, "N": NUMBER, "I": NUMBER}
+_FIRST: Final[dict[str, int]] = {"t": BOOLEAN, "f": BOOLEAN, "n": NULL, "N": NUMBER, "I": NUMBER}
 
 
 class SchemaChecker:
@@ -149,10 +149,13 @@ class SchemaChecker:
             return
         kind = ARRAY if type(container) is list else OBJECT
         start = self.cursor.at
-        if sub is not NOT_SIMPLE and sub.types & kind and not sub.never:
-            # One simple shape, of the right type: the commonest case, written out.
+        shape: Shape | None = None if sub is NOT_SIMPLE else sub
+        if shape is not None and shape.types & kind and not shape.never:
+            # One simple shape, of the right type: the commonest case, written out (no frame
+            # when nothing but the type is checked, as the type just was).
             where = checks.here()
-            frame = Frame(kind, [Leaf(sub, None)], NO_GROUPS, where, start) if sub.own else None
+            leaves = [Leaf(shape, None)]
+            frame = Frame(kind, leaves, NO_GROUPS, where, start) if shape.inner else None
         else:
             leaves, groups, where = checks.begin(kind, start)
             frame = Frame(kind, leaves, groups, where, start) if leaves or groups else None
@@ -249,7 +252,8 @@ class SchemaChecker:
 
     def string_start(self) -> None:
         sub = self.checks.one_shape()
-        if sub is None or (sub is not NOT_SIMPLE and sub.plain and sub.types & STRING):
+        shape: Shape | None = None if sub is NOT_SIMPLE else sub
+        if sub is None or (shape is not None and shape.plain and shape.types & STRING):
             self.string = None  # nothing to check in it (the commonest case, written out)
             return
         frame = self.checks.string_frame(self.cursor.quote)

@@ -15,7 +15,7 @@ checker's ``faults.Report``; it never changes the value.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from .._jsontext import describe
 from .._parse.watched import WatchedTree
@@ -41,13 +41,19 @@ from .strings import Leaf, refused
 __all__ = ["KIND", "NOT_SIMPLE", "NO_GROUPS", "NUMBERS", "Checks", "Frame"]
 
 #: What ``Checks.one_shape`` says when the value's shapes are not the commonest case.
-NOT_SIMPLE: Any = object()
-KIND = {type(None): NULL, bool: BOOLEAN, int: INTEGER, float: NUMBER, str: STRING}
-NUMBERS = INTEGER | NUMBER
+NOT_SIMPLE: Final[Any] = object()
+KIND: Final[dict[type, int]] = {
+    type(None): NULL,
+    bool: BOOLEAN,
+    int: INTEGER,
+    float: NUMBER,
+    str: STRING,
+}
+NUMBERS: Final = INTEGER | NUMBER
 #: The one empty list of leaves a frame without key checks holds, and of groups a frame
 #: without alternatives holds (never changed: fewer objects for the garbage collector).
-_NONE: list[Any] = []
-NO_GROUPS: list[Group] = []
+_NONE: Final[list[Any]] = []
+NO_GROUPS: Final[list[Group]] = []
 
 
 class Frame:
@@ -239,17 +245,20 @@ class Checks:
         sub = self.one_shape()
         if sub is None:
             return True  # nothing to check
-        if sub is NOT_SIMPLE or not sub.scalar:
+        if sub is NOT_SIMPLE:
+            return False
+        shape: Shape = sub  # (typed: a compiled build reads its attributes directly)
+        if not shape.scalar:
             return False
         kind = KIND.get(type(value))
         if kind is None:
             return False
-        types = sub.types
+        types = shape.types
         if not types & kind or (kind == NUMBER and not types & NUMBER):
             return False
-        if sub.plain:
+        if shape.plain:
             return True
-        return kind & NUMBERS != 0 and number_fault(sub, value) is None
+        return kind & NUMBERS != 0 and number_fault(shape, value) is None
 
     def one_shape(self) -> Any:
         """The commonest case, for a value about to begin: its container has one shape, with
@@ -453,7 +462,8 @@ class Checks:
                         ),
                     )
                 continue
-            missing = [k for k in shape.required if k not in value]
+            members: dict[str, Any] = value  # (an object: typed, for a compiled build)
+            missing = [k for k in shape.required if k not in members]
             if missing:
                 names = ", ".join(repr(k) for k in missing)
                 noun = "property" if len(missing) == 1 else "properties"

@@ -36,8 +36,9 @@ if TYPE_CHECKING:
 
 __all__ = ["FieldState", "SchemaSide"]
 
-#: The fast paths a checked parser takes, for each set of fast paths (``fast_paths``).
-_CHECKED: dict[FastPaths, FastPaths] = {}
+#: The last fast paths given to ``SchemaSide.fast_paths`` and those a checked parser then
+#: takes (compared by identity: a dataclass's hash costs more than the rest of the call).
+_checked: tuple[FastPaths, FastPaths] | None = None
 
 
 class FieldState(str, Enum):
@@ -107,10 +108,11 @@ class SchemaSide:
         container at once, so that no part of it has a place in the input)."""
         if self.checker is None or fast.scan_min is None:
             return fast
-        checked = _CHECKED.get(fast)
-        if checked is None:  # (once per set of fast paths, not once per parser)
-            checked = _CHECKED[fast] = dataclasses.replace(fast, scan_min=None)
-        return checked
+        global _checked
+        pair = _checked  # (read once: another thread may set it)
+        if pair is None or pair[0] is not fast:  # (made once, not once per parser)
+            pair = _checked = fast, dataclasses.replace(fast, scan_min=None)
+        return pair[1]
 
     def reading(self, auto: Automaton) -> None:
         """``auto`` reads into the checked tree (the parser made it, or made it again)."""
