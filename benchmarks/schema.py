@@ -12,8 +12,8 @@ C (an array of records, with a schema for the record: every field's type, ``requ
 fragment, in interleaved rounds (plain, checked, plain, checked...) so that both see the same
 machine. A stream of A takes microseconds, so each of its timings is of ``A_REPEAT`` streams
 (the times reported are per stream). Reports the best time of each, the ratio of checked to
-plain (targets: A and B at most 1.5x, C at most 2x) and both against one ``json.loads`` of the
-document. ``run.py`` includes this as group ``S``.
+plain (targets, compiled: at most 1.5x; pure: A at most 2.5x, B 1.5x, C 2x) and both against
+one ``json.loads`` of the document. ``run.py`` includes this as group ``S``.
 """
 
 from __future__ import annotations
@@ -79,11 +79,13 @@ RECORDS: dict[str, Any] = {
         "additionalProperties": False,
     },
 }
-#: The workloads measured, with their schema and the largest checked/plain ratio that passes.
-CASES: tuple[tuple[str, str, dict[str, Any], float], ...] = (
-    ("A tool call", "A tool call", TOOL_CALL, 1.5),
-    ("B 1 MB", "B 10 KB", FILE_WRITE, 1.5),
-    ("C 20,000", "C 2,000", RECORDS, 2.0),
+#: The workloads measured, with their schema and the largest checked/plain ratio that passes
+#: on the compiled build and on the pure one (whose checker is interpreted: a small call's
+#: few values cost it more beside its own fixed costs).
+CASES: tuple[tuple[str, str, dict[str, Any], float, float], ...] = (
+    ("A tool call", "A tool call", TOOL_CALL, 1.5, 2.5),
+    ("B 1 MB", "B 10 KB", FILE_WRITE, 1.5, 1.5),
+    ("C 20,000", "C 2,000", RECORDS, 1.5, 2.0),
 )
 
 
@@ -133,7 +135,9 @@ def measure(
     """Measure each case; the plain and checked runs interleaved, ``rounds`` of each."""
     built = {w.name: w for w in workloads_module.build(quick=quick, groups="ABC")}
     rows = []
-    for full, small, schema_json, limit in CASES:
+    compiled = jsonsnap.__build__ == "compiled"
+    for full, small, schema_json, compiled_limit, pure_limit in CASES:
+        limit = compiled_limit if compiled else pure_limit
         wl = built[small if quick else full]
         schema = jsonsnap.Schema(schema_json)
         expected = json.loads(wl.text)
