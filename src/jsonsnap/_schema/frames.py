@@ -42,16 +42,9 @@ __all__ = ["KIND", "NOT_SIMPLE", "NO_GROUPS", "NUMBERS", "Checks", "Frame"]
 
 #: What ``Checks.one_shape`` says when the value's shapes are not the commonest case.
 NOT_SIMPLE: Final[Any] = object()
-KIND: Final[dict[type, int]] = {
-    type(None): NULL,
-    bool: BOOLEAN,
-    int: INTEGER,
-    float: NUMBER,
-    str: STRING,
-}
+KIND: Final = {type(None): NULL, bool: BOOLEAN, int: INTEGER, float: NUMBER, str: STRING}
 NUMBERS: Final = INTEGER | NUMBER
-#: The one empty list of leaves a frame without key checks holds, and of groups a frame
-#: without alternatives holds (never changed: fewer objects for the garbage collector).
+#: The empty lists of key leaves and groups every frame without them shares (never changed).
 _NONE: Final[list[Any]] = []
 NO_GROUPS: Final[list[Group]] = []
 
@@ -106,7 +99,6 @@ class Checks:
     containers and scalars decided as the value completes (see the module docstring)."""
 
     __slots__ = ("enums", "frames", "hashing", "ids", "known", "report", "root_shape", "tree")
-
     tree: WatchedTree  # the checked tree, read only (set by the checker's attach)
 
     def __init__(self, root: Shape, report: Report) -> None:
@@ -248,10 +240,8 @@ class Checks:
         if sub is NOT_SIMPLE:
             return False
         shape: Shape = sub  # (typed: a compiled build reads its attributes directly)
-        if not shape.scalar:
-            return False
         kind = KIND.get(type(value))
-        if kind is None:
+        if kind is None or not shape.scalar:
             return False
         types = shape.types
         if not types & kind or (kind == NUMBER and not types & NUMBER):
@@ -462,8 +452,7 @@ class Checks:
                         ),
                     )
                 continue
-            members: dict[str, Any] = value  # (an object: typed, for a compiled build)
-            missing = [k for k in shape.required if k not in members]
+            missing = [k for k in shape.required if k not in value]
             if missing:
                 names = ", ".join(repr(k) for k in missing)
                 noun = "property" if len(missing) == 1 else "properties"

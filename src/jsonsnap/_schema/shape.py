@@ -347,20 +347,7 @@ def derive(shape: Shape) -> Shape:
         or shape.min_props is not None
         or shape.max_props is not None
     )
-    shape.inner = (
-        shape.enum is not None
-        or bool(shape.prefix)
-        or shape.items is not None
-        or shape.min_items is not None
-        or shape.max_items is not None
-        or shape.unique
-        or bool(shape.props)
-        or bool(shape.required)
-        or additional is not None
-        or bool(shape.patterns)
-        or shape.min_props is not None
-        or shape.max_props is not None
-    )
+    shape.inner = _inner(shape)
     shape.keyed = (
         shape.closed is not None
         or shape.max_props is not None
@@ -371,3 +358,21 @@ def derive(shape: Shape) -> Shape:
         x is None for x in (shape.minimum, shape.maximum, shape.xmin, shape.xmax, shape.multiple)
     )
     return shape
+
+
+def _inner(shape: Shape) -> bool:
+    """Whether a container of ``shape`` has more checked than its type (see ``Shape.inner``)."""
+    return (
+        shape.enum is not None
+        or bool(shape.prefix)
+        or shape.items is not None
+        or shape.min_items is not None
+        or shape.max_items is not None
+        or shape.unique
+        or bool(shape.props)
+        or bool(shape.required)
+        or shape.additional is not None
+        or bool(shape.patterns)
+        or shape.min_props is not None
+        or shape.max_props is not None
+    )
