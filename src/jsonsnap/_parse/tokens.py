@@ -65,6 +65,9 @@ SHORT_NUMBER = 24
 PROVISIONAL_LIMIT = 4300
 #: Larger than any input: a threshold that is never reached.
 BEYOND = 1 << 62
+#: The last fast paths a string was read exactly with and those taken then (see
+#: ``Tokens.read_exactly``; compared by identity, which costs less than a dataclass's hash).
+_exact: tuple[FastPaths, FastPaths] | None = None
 
 
 class Tokens:
@@ -167,7 +170,11 @@ class Tokens:
                 return
             fast = self.exact_fast
             if fast is None:
-                fast = self.exact_fast = dataclasses.replace(self.fast, runs=False, lane=False)
+                global _exact
+                pair, fast = _exact, self.fast  # (read once: another thread may set it)
+                if pair is None or pair[0] is not fast:  # (once, not once per parser)
+                    pair = _exact = fast, dataclasses.replace(fast, runs=False, lane=False)
+                fast = self.exact_fast = pair[1]
             self.fast = fast
         elif self.exact is not None:
             self.fast, self.long_min = self.exact

@@ -17,10 +17,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .observer import Checker, Key, Node
+from .observer import Key, Node
 from .tree import DepthError, Tree
 
 if TYPE_CHECKING:
+    # The recorder and the one checker (an ``observer.Checker``), named for their types only,
+    # so that a compiled build calls them directly rather than by looking their methods up;
+    # this layer never imports the schema's at run time.
+    from .._schema.checker import SchemaChecker
     from .changes import Recorder
 
 __all__ = ["CheckingTree", "WatchedTree"]
@@ -213,7 +217,7 @@ class CheckingTree(WatchedTree):
 
     def __init__(
         self,
-        checker: Checker,
+        checker: SchemaChecker,
         partial_strings: bool = True,
         *,
         object_hook: Callable[[dict[str, Any]], Any] | None = None,

@@ -63,11 +63,11 @@ key's members are each checked as they are read.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from .._errors import SchemaError
+from .._parse.automaton import Automaton
 from .._parse.grammar import TOP
-from .._parse.observer import Cursor
 from .._parse.watched import WatchedTree
 from .equality import ARRAY, BOOLEAN, NULL, NUMBER, OBJECT, STRING, kind_of
 from .faults import Branch, Fault, Report, alive
@@ -78,7 +78,7 @@ from .strings import Leaf, TextChecks
 __all__ = ["SchemaChecker"]
 
 #: A literal's or number's first character: its kind.
-_FIRST = {"t": BOOLEAN, "f": BOOLEAN, "n": NULL, "N": NUMBER, "I": NUMBER}
+_FIRST: Final[dict[str, int]] = {"t": BOOLEAN, "f": BOOLEAN, "n": NULL, "N": NUMBER, "I": NUMBER}
 
 
 class SchemaChecker:
@@ -99,7 +99,9 @@ class SchemaChecker:
     )
 
     tree: WatchedTree  # the checked tree, read only (set by attach)
-    cursor: Cursor  # where the automaton is (set by attach)
+    # Where the automaton is (set by attach): read as an ``observer.Cursor`` only, but typed
+    # as the automaton, so that a compiled build reads its attributes directly.
+    cursor: Automaton
 
     def __init__(self, root: Shape, raise_: bool) -> None:
         self.report = Report(raise_)
@@ -111,7 +113,7 @@ class SchemaChecker:
         self.exact = False  # whether the open string (or key) is read exactly
         self.raw = 0  # characters of the exact string (or key) read so far, escapes whole
 
-    def attach(self, tree: WatchedTree, cursor: Cursor) -> None:
+    def attach(self, tree: WatchedTree, cursor: Automaton) -> None:
         """Check what ``tree`` builds as ``cursor`` (the automaton) reads it."""
         self.tree = tree
         self.checks.tree = tree
@@ -149,10 +151,13 @@ class SchemaChecker:
             return
         kind = ARRAY if type(container) is list else OBJECT
         start = self.cursor.at
-        if sub is not NOT_SIMPLE and sub.types & kind and not sub.never:
-            # One simple shape, of the right type: the commonest case, written out.
+        shape: Shape | None = None if sub is NOT_SIMPLE else sub
+        if shape is not None and shape.types & kind and not shape.never:
+            # One simple shape, of the right type: the commonest case, written out (no frame
+            # when nothing but the type is checked, as the type just was).
             where = checks.here()
-            frame = Frame(kind, [Leaf(sub, None)], NO_GROUPS, where, start) if sub.own else None
+            leaves = [Leaf(shape, None)]
+            frame = Frame(kind, leaves, NO_GROUPS, where, start) if shape.inner else None
         else:
             leaves, groups, where = checks.begin(kind, start)
             frame = Frame(kind, leaves, groups, where, start) if leaves or groups else None
@@ -249,7 +254,8 @@ class SchemaChecker:
 
     def string_start(self) -> None:
         sub = self.checks.one_shape()
-        if sub is None or (sub is not NOT_SIMPLE and sub.plain and sub.types & STRING):
+        shape: Shape | None = None if sub is NOT_SIMPLE else sub
+        if sub is None or (shape is not None and shape.plain and shape.types & STRING):
             self.string = None  # nothing to check in it (the commonest case, written out)
             return
         frame = self.checks.string_frame(self.cursor.quote)

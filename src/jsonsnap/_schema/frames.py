@@ -15,9 +15,10 @@ checker's ``faults.Report``; it never changes the value.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from .._jsontext import describe
+from .._parse.watched import WatchedTree
 from .equality import (
     ARRAY,
     BOOLEAN,
@@ -40,13 +41,12 @@ from .strings import Leaf, refused
 __all__ = ["KIND", "NOT_SIMPLE", "NO_GROUPS", "NUMBERS", "Checks", "Frame"]
 
 #: What ``Checks.one_shape`` says when the value's shapes are not the commonest case.
-NOT_SIMPLE: Any = object()
-KIND = {type(None): NULL, bool: BOOLEAN, int: INTEGER, float: NUMBER, str: STRING}
-NUMBERS = INTEGER | NUMBER
-#: The one empty list of leaves a frame without key checks holds, and of groups a frame
-#: without alternatives holds (never changed: fewer objects for the garbage collector).
-_NONE: list[Any] = []
-NO_GROUPS: list[Group] = []
+NOT_SIMPLE: Final[Any] = object()
+KIND: Final = {type(None): NULL, bool: BOOLEAN, int: INTEGER, float: NUMBER, str: STRING}
+NUMBERS: Final = INTEGER | NUMBER
+#: The empty lists of key leaves and groups every frame without them shares (never changed).
+_NONE: Final[list[Any]] = []
+NO_GROUPS: Final[list[Group]] = []
 
 
 class Frame:
@@ -99,11 +99,11 @@ class Checks:
     containers and scalars decided as the value completes (see the module docstring)."""
 
     __slots__ = ("enums", "frames", "hashing", "ids", "known", "report", "root_shape", "tree")
+    tree: WatchedTree  # the checked tree, read only (set by the checker's attach)
 
     def __init__(self, root: Shape, report: Report) -> None:
         self.root_shape = root
         self.report = report
-        self.tree: Any = None  # the checked tree (a WatchedTree), read only; set by attach
         # One frame per open array or object (None: nothing is checked in it), beside the
         # tree's stack.
         self.frames: list[Frame | None] = []
@@ -187,7 +187,7 @@ class Checks:
                     if sub is not None:
                         self.expand(sub, owner, leaves, groups, where, start)
             else:
-                key = self.tree.keys[-1]
+                key: Any = self.tree.keys[-1]  # (a str: the member's key)
                 for leaf in frame.leaves:
                     owner = leaf.owner
                     if owner is not None and not alive(owner):
@@ -237,17 +237,18 @@ class Checks:
         sub = self.one_shape()
         if sub is None:
             return True  # nothing to check
-        if sub is NOT_SIMPLE or not sub.scalar:
+        if sub is NOT_SIMPLE:
             return False
+        shape: Shape = sub  # (typed: a compiled build reads its attributes directly)
         kind = KIND.get(type(value))
-        if kind is None:
+        if kind is None or not shape.scalar:
             return False
-        types = sub.types
+        types = shape.types
         if not types & kind or (kind == NUMBER and not types & NUMBER):
             return False
-        if sub.plain:
+        if shape.plain:
             return True
-        return kind & NUMBERS != 0 and number_fault(sub, value) is None
+        return kind & NUMBERS != 0 and number_fault(shape, value) is None
 
     def one_shape(self) -> Any:
         """The commonest case, for a value about to begin: its container has one shape, with
@@ -272,7 +273,7 @@ class Checks:
         elif shape.patterns:
             return NOT_SIMPLE
         else:
-            key = self.tree.keys[-1]
+            key: Any = self.tree.keys[-1]  # (a str: the member's key)
             sub = shape.props.get(key)
             if sub is None:
                 sub = shape.additional

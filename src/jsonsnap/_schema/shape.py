@@ -44,6 +44,7 @@ class Shape:
         "enum_kinds",
         "enum_kw",
         "exact",
+        "inner",
         "items",
         "keyed",
         "max_items",
@@ -122,6 +123,9 @@ class Shape:
         self.closed: frozenset[str] | None = None
         self.allowed: tuple[str, ...] = ()  # the properties of a closed object, sorted
         self.keyed = False  # checks keys as they are read (closed, or maxProperties)
+        # Checks more of a container than its type: what is in it, or what its end decides
+        # (an array or object of a shape without it needs no frame of checks).
+        self.inner = False
         # The checks of a value this shape is given to, expanded (see expansion()).
         self.plan: tuple[tuple[int, Shape, str, int], ...] | None = None
 
@@ -343,6 +347,7 @@ def derive(shape: Shape) -> Shape:
         or shape.min_props is not None
         or shape.max_props is not None
     )
+    shape.inner = _inner(shape)
     shape.keyed = (
         shape.closed is not None
         or shape.max_props is not None
@@ -353,3 +358,21 @@ def derive(shape: Shape) -> Shape:
         x is None for x in (shape.minimum, shape.maximum, shape.xmin, shape.xmax, shape.multiple)
     )
     return shape
+
+
+def _inner(shape: Shape) -> bool:
+    """Whether a container of ``shape`` has more checked than its type (see ``Shape.inner``)."""
+    return (
+        shape.enum is not None
+        or bool(shape.prefix)
+        or shape.items is not None
+        or shape.min_items is not None
+        or shape.max_items is not None
+        or shape.unique
+        or bool(shape.props)
+        or bool(shape.required)
+        or shape.additional is not None
+        or bool(shape.patterns)
+        or shape.min_props is not None
+        or shape.max_props is not None
+    )

@@ -36,6 +36,10 @@ if TYPE_CHECKING:
 
 __all__ = ["FieldState", "SchemaSide"]
 
+#: The last fast paths given to ``SchemaSide.fast_paths`` and those a checked parser then
+#: takes (compared by identity: a dataclass's hash costs more than the rest of the call).
+_checked: tuple[FastPaths, FastPaths] | None = None
+
 
 class FieldState(str, Enum):
     """The state of a field of a value checked against a schema."""
@@ -104,7 +108,11 @@ class SchemaSide:
         container at once, so that no part of it has a place in the input)."""
         if self.checker is None or fast.scan_min is None:
             return fast
-        return dataclasses.replace(fast, scan_min=None)
+        global _checked
+        pair = _checked  # (read once: another thread may set it)
+        if pair is None or pair[0] is not fast:  # (made once, not once per parser)
+            pair = _checked = fast, dataclasses.replace(fast, scan_min=None)
+        return pair[1]
 
     def reading(self, auto: Automaton) -> None:
         """``auto`` reads into the checked tree (the parser made it, or made it again)."""
