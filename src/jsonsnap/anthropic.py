@@ -100,6 +100,9 @@ class MessageAccumulator(Accumulator):
         """The message so far (``.message``)."""
         return self.message
 
+    def _started(self) -> bool:
+        return self.message is not None
+
     def _blocks(self) -> list[dict[str, Any]]:
         content: list[dict[str, Any]] = self.message["content"]  # type: ignore[index]
         return content
@@ -142,9 +145,22 @@ class MessageAccumulator(Accumulator):
         return index, content[index]
 
     def _block_delta(self, event: Mapping[str, Any]) -> list[Update]:
-        index, block = self._block(event)
-        delta = self._fields.mapping(event.get("delta"), "the delta")
-        kind = self._fields.string(delta.get("type"), "the delta type")
+        # The checks of _block() and of the field readers, written out for the valid event
+        # (the commonest of a stream); anything else goes to them, for their errors.
+        index = event.get("index")
+        content: list[dict[str, Any]] = self.message["content"]  # type: ignore[index]
+        if type(index) is int and 0 <= index < len(content) and index in self._open:
+            block = content[index]
+        else:
+            index, block = self._block(event)
+        delta = event.get("delta")
+        if type(delta) is not dict:
+            delta = self._fields.mapping(delta, "the delta")
+        kind = delta.get("type")
+        if type(kind) is not str:
+            kind = self._fields.string(kind, "the delta type")
+        if kind == "input_json_delta":
+            return [self._json_delta(index, block, delta)]
         handler = self._DELTAS.get(kind)
         if handler is None:  # a delta type this version does not know: ignored
             return [Update("content_block_delta", index, block, kind)]
@@ -152,25 +168,47 @@ class MessageAccumulator(Accumulator):
         return [update]
 
     def _text_delta(self, index: int, block: dict[str, Any], delta: Mapping[str, Any]) -> Update:
-        text = self._fields.string(delta.get("text"), "the text")
-        self._fields.check_text(block, "text")
-        self._fields.append(block, "text", self._halves.join((index, "text"), text))
+        text = self._grow_text(index, block, delta, "text")
         return Update("content_block_delta", index, block, "text_delta", text)
 
     def _thinking_delta(
         self, index: int, block: dict[str, Any], delta: Mapping[str, Any]
     ) -> Update:
-        text = self._fields.string(delta.get("thinking"), "the thinking")
-        self._fields.check_text(block, "thinking")
-        self._fields.append(block, "thinking", self._halves.join((index, "thinking"), text))
+        text = self._grow_text(index, block, delta, "thinking")
         return Update("content_block_delta", index, block, "thinking_delta", text, thinking=True)
 
+    def _grow_text(
+        self, index: int, block: dict[str, Any], delta: Mapping[str, Any], key: str
+    ) -> str:
+        """Append a delta's ``text`` or ``thinking`` to its block (checked: the delta's, a
+        string; the block's so far, absent, ``None`` or a string); the delta's text."""
+        text = delta.get(key)
+        if type(text) is not str:
+            text = self._fields.string(text, f"the {key}")
+        s = block.get(key)
+        if s is None:
+            s = ""
+        elif type(s) is not str:
+            self._fields.check_text(block, key)
+        halves = self._halves
+        piece = text if not halves.held and text.isascii() else halves.join((index, key), text)
+        block[key] = None  # (let go of the string, so that it grows in place)
+        s += piece
+        block[key] = s
+        return text
+
     def _json_delta(self, index: int, block: dict[str, Any], delta: Mapping[str, Any]) -> Update:
-        fragment = self._fields.string(delta.get("partial_json"), "the partial JSON")
+        fragment = delta.get("partial_json")
+        if type(fragment) is not str:
+            fragment = self._fields.string(fragment, "the partial JSON")
         tool = self._tools.get(index)
         if tool is None:
             raise StreamError(f"input_json_delta for block {index}, not a tool")
-        changed = self._grow(tool, self._halves.join((index, "input"), fragment))
+        halves = self._halves
+        if halves.held or not fragment.isascii():
+            changed = self._grow(tool, halves.join((index, "input"), fragment))
+        else:  # (nothing to join: the commonest fragment)
+            changed = self._grow(tool, fragment)
         block["input"] = tool.snapshot
         return Update(
             "content_block_delta",

@@ -444,7 +444,7 @@ class Accumulator:
     def _grow(self, tool: ToolInput, fragment: str) -> bool:
         """Feed a piece of a tool's input; whether its snapshot changed. Refused (before
         anything changes) once the protocol has ended that input."""
-        if tool.ended:
+        if tool._ended:
             raise StreamError(f"{self._kind}: input for tool call {tool.index} after its end")
         return tool._feed(fragment)
 

@@ -99,7 +99,8 @@ class StreamedJSON:
     def snapshot(self) -> Any:
         """The best-effort value so far (live). After a JSON error, the value of the text
         before the offending character; a violation changes nothing in it."""
-        return self._parser.snapshot(self._empty())
+        value = self._parser.snapshot(NOTHING)
+        return self._empty() if value is NOTHING else value
 
     @property
     def status(self) -> Status:
