@@ -17,7 +17,17 @@ safe (no huge repr, no recursion, no address), so that both builds say the same.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from mypy_extensions import mypyc_attr as mypyc_attr
+else:
+
+    def mypyc_attr(*args: object, **kwargs: object) -> Any:
+        """mypyc's class options, read by the compiler from the source: nothing at run time
+        (the compiled build has no dependency either)."""
+        return lambda cls: cls
+
 
 __all__ = [
     "JSONDecodeError",

@@ -36,8 +36,10 @@ or a dataclass or pydantic model), the text blocks are the structured output, pa
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from types import NoneType
 from typing import Any, ClassVar
 
+from ._errors import mypyc_attr
 from ._streams.surrogates import HeldHalves
 from .streams import Accumulator, StreamError, ToolInput, ToolInputError, Update
 
@@ -68,6 +70,7 @@ TOOL_BLOCKS = frozenset({"tool_use", "server_tool_use", "mcp_tool_use"})
 FIXED = frozenset({"id", "type", "role", "model", "content", "usage"})
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class MessageAccumulator(Accumulator):
     """Accumulate one Anthropic Messages stream into ``.message``.
 
@@ -81,6 +84,8 @@ class MessageAccumulator(Accumulator):
     _FIRST = "message_start"
     # The SDK's MessageStream adds these after the wire events they repeat.
     _SDK_HELPERS = frozenset({"text", "input_json", "citation", "thinking", "signature"})
+    #: The handler of each delta type (set after the class, as ``_HANDLERS`` is).
+    _DELTAS: ClassVar[Mapping[str, Callable[..., Update]]]
 
     def _begin(self) -> None:
         #: The message so far, in the API's shape (``None`` before ``message_start``).
@@ -185,16 +190,12 @@ class MessageAccumulator(Accumulator):
         text = delta.get(key)
         if type(text) is not str:
             text = self._fields.string(text, f"the {key}")
-        s = block.get(key)
-        if s is None:
-            s = ""
-        elif type(s) is not str:
+        kind = type(block.get(key))  # (not the string: held here, it could not grow in place)
+        if kind is not str and kind is not NoneType:
             self._fields.check_text(block, key)
         halves = self._halves
         piece = text if not halves.held and text.isascii() else halves.join((index, key), text)
-        block[key] = None  # (let go of the string, so that it grows in place)
-        s += piece
-        block[key] = s
+        self._fields.append(block, key, piece)
         return text
 
     def _json_delta(self, index: int, block: dict[str, Any], delta: Mapping[str, Any]) -> Update:
@@ -302,23 +303,25 @@ class MessageAccumulator(Accumulator):
     def _error_event(self, event: Mapping[str, Any]) -> list[Update]:
         raise self._error(event, "error")
 
-    _HANDLERS: ClassVar[Mapping[str, Callable[..., list[Update]]]] = {
-        "message_start": _message_start,
-        "content_block_start": _block_start,
-        "content_block_delta": _block_delta,
-        "content_block_stop": _block_stop,
-        "message_delta": _message_delta,
-        "message_stop": _message_stop,
-        "ping": _ping,
-        "error": _error_event,
-    }
-    _DELTAS: ClassVar[Mapping[str, Callable[..., Update]]] = {
-        "text_delta": _text_delta,
-        "input_json_delta": _json_delta,
-        "thinking_delta": _thinking_delta,
-        "signature_delta": _signature_delta,
-        "citations_delta": _citations_delta,
-    }
+
+# The tables, set once the class exists (a compiled class body cannot name its methods).
+MessageAccumulator._HANDLERS = {
+    "message_start": MessageAccumulator._message_start,
+    "content_block_start": MessageAccumulator._block_start,
+    "content_block_delta": MessageAccumulator._block_delta,
+    "content_block_stop": MessageAccumulator._block_stop,
+    "message_delta": MessageAccumulator._message_delta,
+    "message_stop": MessageAccumulator._message_stop,
+    "ping": MessageAccumulator._ping,
+    "error": MessageAccumulator._error_event,
+}
+MessageAccumulator._DELTAS = {
+    "text_delta": MessageAccumulator._text_delta,
+    "input_json_delta": MessageAccumulator._json_delta,
+    "thinking_delta": MessageAccumulator._thinking_delta,
+    "signature_delta": MessageAccumulator._signature_delta,
+    "citations_delta": MessageAccumulator._citations_delta,
+}
 
 
 def accumulate(chunks: bytes | str | Iterable[Any]) -> MessageAccumulator:

@@ -26,8 +26,9 @@ import codecs
 import re
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
+from ._errors import mypyc_attr
 from ._jsontext import describe
 
 __all__ = ["SSEDecoder", "ServerSentEvent", "aiter_events", "iter_events"]
@@ -58,6 +59,7 @@ class ServerSentEvent:
     retry: int | None = None
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class SSEDecoder:
     """Turn chunks of an event stream into :class:`ServerSentEvent` objects.
 
@@ -137,7 +139,9 @@ class SSEDecoder:
         unfinished one after them is held."""
         if not self._bom_checked:
             self._bom_checked = True
-            if text[0] == "\ufeff":  # "One leading U+FEFF BYTE ORDER MARK character must be ignored"
+            if (
+                text[0] == "\ufeff"
+            ):  # "One leading U+FEFF BYTE ORDER MARK character must be ignored"
                 text = text[1:]
         if self._after_cr:
             self._after_cr = False
@@ -213,7 +217,9 @@ class SSEDecoder:
 
     def _line_done(self, line: str) -> None:
         """A line other than ``data:``, ``event:`` or a blank one."""
-        if line[0] == ":":  # "If the line starts with a U+003A COLON character (:): Ignore the line."
+        if (
+            line[0] == ":"
+        ):  # "If the line starts with a U+003A COLON character (:): Ignore the line."
             return
         colon = line.find(":")
         if colon < 0:  # "the whole line as the field name, and the empty string as the field value"
@@ -249,13 +255,47 @@ def iter_events(
     yield from decoder.close()
 
 
-async def aiter_events(
+def aiter_events(
     chunks: AsyncIterable[bytes | str], *, errors: Literal["replace", "strict"] = "replace"
 ) -> AsyncIterator[ServerSentEvent]:
     """The events of a stream given as an async iterable of chunks (``aiter_bytes()``)."""
-    decoder = SSEDecoder(errors=errors)
-    async for chunk in chunks:
-        for event in decoder.feed(chunk):
-            yield event
-    for event in decoder.close():
-        yield event
+    return _AsyncEvents(chunks, errors)
+
+
+class _AsyncEvents:
+    """:func:`aiter_events`: an async iterator written out (mypyc compiles no async generator),
+    which, as one, starts (makes its decoder, checking ``errors``) at its first step."""
+
+    __slots__ = ("_chunks", "_decoder", "_errors", "_iterator", "_ready")
+
+    def __init__(self, chunks: AsyncIterable[bytes | str], errors: Any) -> None:
+        self._chunks: AsyncIterable[bytes | str] | None = chunks  # (None: all given)
+        self._errors = errors
+        self._iterator: AsyncIterator[bytes | str] | None = None
+        self._decoder = SSEDecoder()
+        self._ready: list[ServerSentEvent] = []  # the events decoded and not given, last first
+
+    def __aiter__(self) -> _AsyncEvents:
+        return self
+
+    async def __anext__(self) -> ServerSentEvent:
+        ready = self._ready
+        while not ready:
+            if self._chunks is None:
+                raise StopAsyncIteration
+            iterator = self._iterator
+            if iterator is None:  # the first step
+                self._decoder = SSEDecoder(errors=self._errors)
+                iterator = self._iterator = self._chunks.__aiter__()
+            try:
+                chunk = await iterator.__anext__()
+            except StopAsyncIteration:
+                self._chunks = None
+                ready += self._decoder.close()
+            except BaseException:
+                self._chunks = None  # (over, as a generator is once it raises)
+                raise
+            else:
+                ready += self._decoder.feed(chunk)
+            ready.reverse()
+        return ready.pop()

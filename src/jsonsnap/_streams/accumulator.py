@@ -16,11 +16,12 @@ import contextlib
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Mapping
 from typing import Any, ClassVar, TypeVar
 
-from .._errors import StreamError
+from .._errors import StreamError, mypyc_attr
 from .._jsontext import copy_data, describe
 from .._parse.repairs import repairs_of
 from ..sse import ServerSentEvent, SSEDecoder
-from .body import CHUNK_TYPES, BodyDecoder, BodyHead, as_async, body_items, misuse_hint
+from .aio import as_async, aupdates
+from .body import CHUNK_TYPES, BodyDecoder, BodyHead, body_items, misuse_hint
 from .envelope import DONE, sse_data
 from .events import dump_event, error_from
 from .fields import EventFields
@@ -32,6 +33,7 @@ from .update import Update
 A = TypeVar("A", bound="Accumulator")
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # (every protocol's, and users')
 class Accumulator:
     """One stream being rebuilt (see the module docstring for the contract).
 
@@ -256,23 +258,7 @@ class Accumulator:
         """:meth:`updates` for an async body (``aiter_bytes()``, the SDK's async stream); a
         synchronous one is taken too."""
         items = body if isinstance(body, AsyncIterable) else as_async(body_items(body, "aupdates"))
-        decoder = self._body_decoder()
-        seen = BodyHead()
-
-        async def run() -> AsyncIterator[Update]:
-            async for pairs, events in self._aevents(items, decoder, seen):
-                for event in events:
-                    if pairs:
-                        data = self._sse_data(*event)
-                        updates = [] if data is None else self._apply(data)
-                    else:
-                        updates = self.feed(event)
-                    for update in updates:
-                        yield update
-            for update in self._ended(seen):
-                yield update
-
-        return run()
+        return aupdates(self, items, self._body_decoder(), BodyHead())
 
     def _events(
         self, items: Iterable[Any], decoder: BodyDecoder, seen: BodyHead
@@ -286,28 +272,20 @@ class Accumulator:
         sse = self._pairs_of(decoder)
         with self._failing(seen):
             for item in items:
-                if sse is not None and isinstance(item, CHUNK_TYPES):
-                    seen.see(item if isinstance(item, (bytes, str)) else bytes(item))
-                    yield True, sse._pairs(item)
-                else:
-                    yield False, self._decoded(item, decoder, seen)
+                yield self._item_events(item, decoder, sse, seen)
             seen.ended = True
             yield (True, sse._close(True)) if sse is not None else (False, decoder.close())
 
-    async def _aevents(
-        self, items: AsyncIterable[Any], decoder: BodyDecoder, seen: BodyHead
-    ) -> AsyncIterator[tuple[bool, list[Any]]]:
-        """:meth:`_events` of an async body."""
-        sse = self._pairs_of(decoder)
-        with self._failing(seen):
-            async for item in items:
-                if sse is not None and isinstance(item, CHUNK_TYPES):
-                    seen.see(item if isinstance(item, (bytes, str)) else bytes(item))
-                    yield True, sse._pairs(item)
-                else:
-                    yield False, self._decoded(item, decoder, seen)
-            seen.ended = True
-            yield (True, sse._close(True)) if sse is not None else (False, decoder.close())
+    def _item_events(
+        self, item: Any, decoder: BodyDecoder, sse: SSEDecoder | None, seen: BodyHead
+    ) -> tuple[bool, list[Any]]:
+        """The events of an item of a body, as :meth:`_events` gives them (``sse``: the
+        decoder, when its events go as pairs)."""
+        if sse is not None and isinstance(item, CHUNK_TYPES):
+            chunk = item if isinstance(item, (bytes, str)) else bytes(item)
+            seen.see(chunk)
+            return True, sse._pairs(chunk)
+        return False, self._decoded(item, decoder, seen)
 
     def _pairs_of(self, decoder: BodyDecoder) -> SSEDecoder | None:
         """The decoder, if a body's server-sent events go from it straight to
@@ -429,7 +407,7 @@ class Accumulator:
         """Refuse a first event that belongs to another protocol, saying which."""
         other = None if self.looks_like(data) else detect(data)
         if other is not None and other != self.protocol:
-            cls = PROTOCOLS[other]
+            cls: type = PROTOCOLS[other]  # (a class: where it is published)
             raise StreamError(
                 f"an event of the {other} protocol, not of {self.protocol}: "
                 f"read this stream with {cls.__module__}.{cls.__name__}"
@@ -464,4 +442,4 @@ class Accumulator:
         return error_from(payload, default, message)
 
 
-Accumulator.__module__ = "jsonsnap.streams"
+setattr(Accumulator, "__module__", "jsonsnap.streams")  # noqa: B010 (a compiled class too)

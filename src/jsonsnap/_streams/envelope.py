@@ -22,6 +22,8 @@ JSON object it holds (anything else is a :class:`StreamError`).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from json.scanner import make_scanner
 from typing import Any, Final, NoReturn
 
 from .._errors import JSONDecodeError, StreamError
@@ -41,7 +43,7 @@ def _constant(name: str) -> NoReturn:
 #: The standard library's decoder, made once, refusing what strict JSON refuses, and its
 #: scanner (``scan_once(text, start)``: the value at ``start`` and where it ends).
 _STRICT: Final = json.JSONDecoder(parse_constant=_constant)
-_SCAN: Final[Any] = _STRICT.scan_once
+_SCAN: Final[Callable[[str, int], tuple[Any, int]]] = make_scanner(_STRICT)  # type: ignore[arg-type]
 #: JSON's whitespace (which is all ``JSONDecoder.decode()`` skips around a value).
 _WHITESPACE: Final = " \t\n\r"
 

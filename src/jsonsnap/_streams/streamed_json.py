@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, ClassVar, Literal
 
 from .. import Change, FieldState, JSONDecodeError, Parser, Path, Repair, Schema, SchemaError
+from .._errors import mypyc_attr
 from .._jsontext import NOTHING
 from .._parse.changes import subscription
 from .._parse.grammar import EXTRA_DATA
@@ -23,6 +24,7 @@ from .glued import GluedValues
 Status = Literal["streaming", "complete", "incomplete", "invalid"]
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # (ToolInput and StructuredOutput)
 class StreamedJSON:
     """JSON text that streams in pieces: the raw text, the live snapshot, the strict value at
     the end and, with a schema, what breaks it. The common part of :class:`ToolInput` and
@@ -380,4 +382,4 @@ class StreamedJSON:
         return tuple(found[reported:])
 
 
-StreamedJSON.__module__ = "jsonsnap.streams"
+setattr(StreamedJSON, "__module__", "jsonsnap.streams")  # noqa: B010 (a compiled class too)

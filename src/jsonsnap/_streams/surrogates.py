@@ -21,7 +21,7 @@ from typing import Generic, TypeVar
 K = TypeVar("K", bound=Hashable)
 
 #: A surrogate pair inside one piece (a piece built in Python rather than decoded from JSON).
-_PAIR = re.compile("[\ud800-\udbff][\udc00-\udfff]")
+_PAIR = re.compile(f"[{chr(0xD800)}-{chr(0xDBFF)}][{chr(0xDC00)}-{chr(0xDFFF)}]")
 
 
 def _joined(pair: re.Match[str]) -> str:
@@ -30,7 +30,7 @@ def _joined(pair: re.Match[str]) -> str:
 
 
 def _high(char: str) -> bool:
-    return "\ud800" <= char <= "\udbff"
+    return 0xD800 <= ord(char) <= 0xDBFF
 
 
 class HeldHalves(Generic[K]):

@@ -135,14 +135,14 @@ class Update:
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not self.__class__:
             return NotImplemented
-        return self._fields() == other._fields()  # type: ignore[attr-defined]
+        return self._fields() == other._fields()
 
     def __hash__(self) -> int:
         return hash(self._fields())
 
     def __repr__(self) -> str:
         shown = [repr(self.event)]
-        for (name, default), value in zip(_DEFAULTS, self._fields()[1:]):
+        for (name, default), value in zip(_DEFAULTS, self._fields()[1:], strict=True):
             if value is not default and value != default:
                 text = f"<{len(value)} keys>" if name == "block" else repr(value)
                 shown.append(f"{name}={text}")
@@ -165,4 +165,4 @@ _DEFAULTS: Final[tuple[tuple[str, Any], ...]] = (
     ("structured", None),
 )
 
-Update.__module__ = "jsonsnap.streams"
+setattr(Update, "__module__", "jsonsnap.streams")  # noqa: B010 (a compiled class too)

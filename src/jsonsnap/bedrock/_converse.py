@@ -49,6 +49,9 @@ class ConverseStreamAccumulator(Accumulator):
     _FIRST = "messageStart"
     _STREAM_REQUEST = "converse_stream() (not converse())"
 
+    #: The handler of each delta type (set after the class, as ``_HANDLERS`` is).
+    _DELTAS: ClassVar[Mapping[str, Callable[..., Update]]]
+
     def __init__(
         self, *, tools: Any = None, output_schema: Any = None, repair: Any = False
     ) -> None:
@@ -331,22 +334,24 @@ class ConverseStreamAccumulator(Accumulator):
     def _exception_event(self, data: Mapping[str, Any]) -> list[Update]:
         raise exception(self._kind, data[self._kind])
 
-    _HANDLERS: ClassVar[Mapping[str, Callable[..., list[Update]]]] = {
-        "messageStart": _message_start,
-        "contentBlockStart": _block_start,
-        "contentBlockDelta": _block_delta,
-        "contentBlockStop": _block_stop,
-        "messageStop": _message_stop,
-        "metadata": _metadata_event,
-        **dict.fromkeys(EXCEPTIONS, _exception_event),
-    }
-    _DELTAS: ClassVar[Mapping[str, Callable[..., Update]]] = {
-        "text": _text_delta,
-        "toolUse": _tool_delta,
-        "reasoningContent": _reasoning_delta,
-        "citation": _citation_delta,
-        "toolResult": _result_delta,
-    }
+
+# The tables, set once the class exists (a compiled class body cannot name its methods).
+ConverseStreamAccumulator._HANDLERS = {
+    "messageStart": ConverseStreamAccumulator._message_start,
+    "contentBlockStart": ConverseStreamAccumulator._block_start,
+    "contentBlockDelta": ConverseStreamAccumulator._block_delta,
+    "contentBlockStop": ConverseStreamAccumulator._block_stop,
+    "messageStop": ConverseStreamAccumulator._message_stop,
+    "metadata": ConverseStreamAccumulator._metadata_event,
+    **dict.fromkeys(EXCEPTIONS, ConverseStreamAccumulator._exception_event),
+}
+ConverseStreamAccumulator._DELTAS = {
+    "text": ConverseStreamAccumulator._text_delta,
+    "toolUse": ConverseStreamAccumulator._tool_delta,
+    "reasoningContent": ConverseStreamAccumulator._reasoning_delta,
+    "citation": ConverseStreamAccumulator._citation_delta,
+    "toolResult": ConverseStreamAccumulator._result_delta,
+}
 
 
 def _tool_specs(tools: Any) -> Any:

@@ -5,8 +5,8 @@ Anthropic's messages; the one provider another may build on)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any, ClassVar
+from collections.abc import Mapping
+from typing import Any
 
 from .._eventstream import EventStreamMessage
 from .._jsontext import describe
@@ -79,7 +79,9 @@ class InvokeModelAccumulator(MessageAccumulator):
             self.invocation_metrics = dict(self._fields.mapping(metrics, "the invocation metrics"))
         return super()._message_stop(event)
 
-    _HANDLERS: ClassVar[Mapping[str, Callable[..., list[Update]]]] = {
-        **MessageAccumulator._HANDLERS,
-        "message_stop": _message_stop,
-    }
+
+# The tables, set once the class exists (a compiled class body cannot name its methods).
+InvokeModelAccumulator._HANDLERS = {
+    **MessageAccumulator._HANDLERS,
+    "message_stop": InvokeModelAccumulator._message_stop,
+}
