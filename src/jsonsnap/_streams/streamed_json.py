@@ -191,10 +191,11 @@ class StreamedJSON:
         found = self.violations
         if found:
             more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
-            raise self._ERROR(f"{where} {noun}breaks its schema: {found[0]}{more}") from found[0]
+            error = self._ERROR(f"{where} {noun}breaks its schema: {found[0]}{more}")
+            raise _caused(error, found[0])
         if self._failure is not None:
             failure = self._failure
-            raise self._ERROR(f"{where} {noun}does not convert: {failure}") from failure
+            raise _caused(self._ERROR(f"{where} {noun}does not convert: {failure}"), failure)
         if status == "incomplete":
             raise self._ERROR(f"{where} {noun}was cut off before its end")
         raise self._ERROR(f"{where} {noun}is unfinished")
@@ -380,6 +381,13 @@ class StreamedJSON:
         found = self._parser.violations
         reported, self._reported = self._reported, len(found)
         return tuple(found[reported:])
+
+
+def _caused(error: ValueError, cause: Exception) -> ValueError:
+    """``error``, raised from ``cause`` (``raise error from cause``, which a compiled build
+    does not link when the error's type is a variable)."""
+    error.__cause__ = cause
+    return error
 
 
 setattr(StreamedJSON, "__module__", "jsonsnap.streams")  # noqa: B010 (a compiled class too)

@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 
 from .._eventstream import EventStreamMessage
 from .._jsontext import describe
+from .._streams.body import BodyDecoder
 from ..streams import Accumulator, StreamError, Update
 from ._events import EXCEPTIONS, blob, body_decoder, event_of, exception, feed_takes, only
 
@@ -84,7 +85,8 @@ class ConverseStreamAccumulator(Accumulator):
     def _blocks(self) -> list[dict[str, Any]]:
         return self._content_blocks
 
-    _body_decoder = body_decoder
+    def _body_decoder(self) -> BodyDecoder:
+        return body_decoder(self)
 
     def _what(self) -> str:
         return feed_takes(

@@ -10,6 +10,7 @@ from typing import Any
 
 from .._eventstream import EventStreamMessage
 from .._jsontext import describe
+from .._streams.body import BodyDecoder
 from ..anthropic import MessageAccumulator
 from ..streams import StreamError, Update
 from ._events import EXCEPTIONS, blob, body_decoder, event_of, exception, feed_takes, json_object
@@ -40,7 +41,8 @@ class InvokeModelAccumulator(MessageAccumulator):
         if not MessageAccumulator.looks_like(data):
             super()._foreign(data)
 
-    _body_decoder = body_decoder
+    def _body_decoder(self) -> BodyDecoder:
+        return body_decoder(self)
 
     def _what(self) -> str:
         return feed_takes(
