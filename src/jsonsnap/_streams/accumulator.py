@@ -16,7 +16,7 @@ import contextlib
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Mapping
 from typing import Any, ClassVar, TypeVar
 
-from .._errors import StreamError, mypyc_attr
+from .._errors import StreamError, caused, mypyc_attr
 from .._jsontext import copy_data, describe
 from .._parse.repairs import repairs_of
 from ..sse import ServerSentEvent, SSEDecoder
@@ -326,7 +326,7 @@ class Accumulator:
             with contextlib.suppress(StreamError):  # (no event: the error that stops it says more)
                 self.close()
             if isinstance(exc, StreamError) and seen.kind() != "text":
-                raise StreamError(said) from exc
+                raise caused(StreamError(said), exc)  # noqa: B904 (linked by caused())
             raise
 
     def read(self: A, body: bytes | str | Iterable[Any]) -> A:

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, ClassVar, Literal
 
 from .. import Change, FieldState, JSONDecodeError, Parser, Path, Repair, Schema, SchemaError
-from .._errors import mypyc_attr
+from .._errors import caused, mypyc_attr
 from .._jsontext import NOTHING
 from .._parse.changes import subscription
 from .._parse.grammar import EXTRA_DATA
@@ -192,10 +192,10 @@ class StreamedJSON:
         if found:
             more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
             error = self._ERROR(f"{where} {noun}breaks its schema: {found[0]}{more}")
-            raise _caused(error, found[0])
+            raise caused(error, found[0])
         if self._failure is not None:
             failure = self._failure
-            raise _caused(self._ERROR(f"{where} {noun}does not convert: {failure}"), failure)
+            raise caused(self._ERROR(f"{where} {noun}does not convert: {failure}"), failure)
         if status == "incomplete":
             raise self._ERROR(f"{where} {noun}was cut off before its end")
         raise self._ERROR(f"{where} {noun}is unfinished")
@@ -381,13 +381,6 @@ class StreamedJSON:
         found = self._parser.violations
         reported, self._reported = self._reported, len(found)
         return tuple(found[reported:])
-
-
-def _caused(error: ValueError, cause: Exception) -> ValueError:
-    """``error``, raised from ``cause`` (``raise error from cause``, which a compiled build
-    does not link when the error's type is a variable)."""
-    error.__cause__ = cause
-    return error
 
 
 setattr(StreamedJSON, "__module__", "jsonsnap.streams")  # noqa: B010 (a compiled class too)
