@@ -80,7 +80,9 @@ class SSEDecoder:
         "retry",
     )
 
-    def __init__(self, *, errors: Literal["replace", "strict"] = "replace") -> None:
+    # (Any in the types of what a caller passes: a compiled build would refuse a wrong type
+    # with its own message before ours.)
+    def __init__(self, *, errors: Literal["replace", "strict"] | Any = "replace") -> None:
         if errors not in _ERRORS:
             wrong = ValueError if isinstance(errors, str) else TypeError
             raise wrong(f"errors is 'replace' or 'strict', not {describe(errors)}")
@@ -100,17 +102,17 @@ class SSEDecoder:
         """The last event ID the stream set (``id:``), empty if none."""
         return self._last_id
 
-    def feed(self, chunk: bytes | str) -> list[ServerSentEvent]:
+    def feed(self, chunk: bytes | bytearray | memoryview | str) -> list[ServerSentEvent]:
         """Take the next chunk (bytes, or text); return the events it completes, in order."""
         return self._read(self._text(chunk), False)  # type: ignore[return-value]
 
-    def _pairs(self, chunk: bytes | str) -> list[tuple[str, str]]:
+    def _pairs(self, chunk: bytes | bytearray | memoryview | str) -> list[tuple[str, str]]:
         """:meth:`feed` for a reader of the events' types and data only (the accumulators):
         each event as ``(type, data)``, with no :class:`ServerSentEvent` made. The decoder's
         state (the last event ID, ``retry``) is kept as :meth:`feed` keeps it."""
         return self._read(self._text(chunk), True)  # type: ignore[return-value]
 
-    def _text(self, chunk: bytes | str) -> str:
+    def _text(self, chunk: bytes | bytearray | memoryview | str) -> str:
         if isinstance(chunk, str):
             return chunk
         if isinstance(chunk, (bytes, bytearray, memoryview)):
