@@ -12,12 +12,37 @@ events that reports an error, or breaks its protocol, raises :class:`StreamError
 and imported from there everywhere but in the parser's and the schema's layers, which still
 find it here) shows a value the caller or a stream gave, in a message of any layer: short and
 safe (no huge repr, no recursion, no address), so that both builds say the same.
+
+Two helpers of the compiled build's, for the modules above: :func:`caused` (an error raised
+from another, which mypyc does not link from ``raise ... from``) and ``mypyc_attr`` (mypyc's
+class options: the compiler reads them from the source; at run time it is nothing, so the
+compiled build has no dependency).
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from mypy_extensions import mypyc_attr as mypyc_attr
+else:
+
+    def mypyc_attr(*args: object, **kwargs: object) -> Any:
+        """mypyc's class options, read by the compiler from the source: nothing at run time
+        (the compiled build has no dependency either)."""
+        return lambda cls: cls
+
+
+E = TypeVar("E", bound=BaseException)
+
+
+def caused(error: E, cause: BaseException) -> E:
+    """``error``, to be raised from ``cause``: ``raise caused(error, cause)`` is ``raise error
+    from cause``, which a compiled build does not link."""
+    error.__cause__ = cause
+    return error
+
 
 __all__ = [
     "JSONDecodeError",

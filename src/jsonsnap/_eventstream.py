@@ -46,7 +46,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ._errors import StreamError
+from ._errors import StreamError, mypyc_attr
 
 __all__ = [
     "MAX_HEADERS",
@@ -73,6 +73,7 @@ _U32 = struct.Struct("!I")
 _U16 = struct.Struct("!H")
 
 
+@mypyc_attr(native_class=False)  # (a subclass of int: a Python class in both builds)
 class Timestamp(int):
     """A header of type timestamp: milliseconds since the Unix epoch (an ``int``, as botocore
     gives it, whose type tells it from a ``long`` header)."""
@@ -100,7 +101,7 @@ class EventStreamError(StreamError):
         return EventStreamError, (self.reason, self.offset)
 
 
-EventStreamError.__module__ = "jsonsnap.bedrock"
+setattr(EventStreamError, "__module__", "jsonsnap.bedrock")  # noqa: B010 (a compiled class too)
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,7 +143,7 @@ class EventStreamMessage:
         return f"<EventStreamMessage {kind!r} at {self.offset}, {len(self.payload)} bytes>"
 
 
-EventStreamMessage.__module__ = "jsonsnap.bedrock"
+setattr(EventStreamMessage, "__module__", "jsonsnap.bedrock")  # noqa: B010 (a compiled class too)
 
 
 def _fixed(fmt: str) -> tuple[int, Callable[[bytes | bytearray | memoryview, int], Any]]:

@@ -36,8 +36,10 @@ or a dataclass or pydantic model), the text blocks are the structured output, pa
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from types import NoneType
 from typing import Any, ClassVar
 
+from ._errors import mypyc_attr
 from ._streams.surrogates import HeldHalves
 from .streams import Accumulator, StreamError, ToolInput, ToolInputError, Update
 
@@ -68,6 +70,7 @@ TOOL_BLOCKS = frozenset({"tool_use", "server_tool_use", "mcp_tool_use"})
 FIXED = frozenset({"id", "type", "role", "model", "content", "usage"})
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class MessageAccumulator(Accumulator):
     """Accumulate one Anthropic Messages stream into ``.message``.
 
@@ -81,6 +84,8 @@ class MessageAccumulator(Accumulator):
     _FIRST = "message_start"
     # The SDK's MessageStream adds these after the wire events they repeat.
     _SDK_HELPERS = frozenset({"text", "input_json", "citation", "thinking", "signature"})
+    #: The handler of each delta type (set after the class, as ``_HANDLERS`` is).
+    _DELTAS: ClassVar[Mapping[str, Callable[..., Update]]]
 
     def _begin(self) -> None:
         #: The message so far, in the API's shape (``None`` before ``message_start``).
@@ -99,6 +104,9 @@ class MessageAccumulator(Accumulator):
     def result(self) -> dict[str, Any] | None:
         """The message so far (``.message``)."""
         return self.message
+
+    def _started(self) -> bool:
+        return self.message is not None
 
     def _blocks(self) -> list[dict[str, Any]]:
         content: list[dict[str, Any]] = self.message["content"]  # type: ignore[index]
@@ -142,9 +150,22 @@ class MessageAccumulator(Accumulator):
         return index, content[index]
 
     def _block_delta(self, event: Mapping[str, Any]) -> list[Update]:
-        index, block = self._block(event)
-        delta = self._fields.mapping(event.get("delta"), "the delta")
-        kind = self._fields.string(delta.get("type"), "the delta type")
+        # The checks of _block() and of the field readers, written out for the valid event
+        # (the commonest of a stream); anything else goes to them, for their errors.
+        index = event.get("index")
+        content: list[dict[str, Any]] = self.message["content"]  # type: ignore[index]
+        if type(index) is int and 0 <= index < len(content) and index in self._open:
+            block = content[index]
+        else:
+            index, block = self._block(event)
+        delta = event.get("delta")
+        if type(delta) is not dict:
+            delta = self._fields.mapping(delta, "the delta")
+        kind = delta.get("type")
+        if type(kind) is not str:
+            kind = self._fields.string(kind, "the delta type")
+        if kind == "input_json_delta":
+            return [self._json_delta(index, block, delta)]
         handler = self._DELTAS.get(kind)
         if handler is None:  # a delta type this version does not know: ignored
             return [Update("content_block_delta", index, block, kind)]
@@ -152,25 +173,43 @@ class MessageAccumulator(Accumulator):
         return [update]
 
     def _text_delta(self, index: int, block: dict[str, Any], delta: Mapping[str, Any]) -> Update:
-        text = self._fields.string(delta.get("text"), "the text")
-        self._fields.check_text(block, "text")
-        self._fields.append(block, "text", self._halves.join((index, "text"), text))
+        text = self._grow_text(index, block, delta, "text")
         return Update("content_block_delta", index, block, "text_delta", text)
 
     def _thinking_delta(
         self, index: int, block: dict[str, Any], delta: Mapping[str, Any]
     ) -> Update:
-        text = self._fields.string(delta.get("thinking"), "the thinking")
-        self._fields.check_text(block, "thinking")
-        self._fields.append(block, "thinking", self._halves.join((index, "thinking"), text))
+        text = self._grow_text(index, block, delta, "thinking")
         return Update("content_block_delta", index, block, "thinking_delta", text, thinking=True)
 
+    def _grow_text(
+        self, index: int, block: dict[str, Any], delta: Mapping[str, Any], key: str
+    ) -> str:
+        """Append a delta's ``text`` or ``thinking`` to its block (checked: the delta's, a
+        string; the block's so far, absent, ``None`` or a string); the delta's text."""
+        text = delta.get(key)
+        if type(text) is not str:
+            text = self._fields.string(text, f"the {key}")
+        kind = type(block.get(key))  # (not the string: held here, it could not grow in place)
+        if kind is not str and kind is not NoneType:
+            self._fields.check_text(block, key)
+        halves = self._halves
+        piece = text if not halves.held and text.isascii() else halves.join((index, key), text)
+        self._fields.append(block, key, piece)
+        return text
+
     def _json_delta(self, index: int, block: dict[str, Any], delta: Mapping[str, Any]) -> Update:
-        fragment = self._fields.string(delta.get("partial_json"), "the partial JSON")
+        fragment = delta.get("partial_json")
+        if type(fragment) is not str:
+            fragment = self._fields.string(fragment, "the partial JSON")
         tool = self._tools.get(index)
         if tool is None:
             raise StreamError(f"input_json_delta for block {index}, not a tool")
-        changed = self._grow(tool, self._halves.join((index, "input"), fragment))
+        halves = self._halves
+        if halves.held or not fragment.isascii():
+            changed = self._grow(tool, halves.join((index, "input"), fragment))
+        else:  # (nothing to join: the commonest fragment)
+            changed = self._grow(tool, fragment)
         block["input"] = tool.snapshot
         return Update(
             "content_block_delta",
@@ -264,23 +303,25 @@ class MessageAccumulator(Accumulator):
     def _error_event(self, event: Mapping[str, Any]) -> list[Update]:
         raise self._error(event, "error")
 
-    _HANDLERS: ClassVar[Mapping[str, Callable[..., list[Update]]]] = {
-        "message_start": _message_start,
-        "content_block_start": _block_start,
-        "content_block_delta": _block_delta,
-        "content_block_stop": _block_stop,
-        "message_delta": _message_delta,
-        "message_stop": _message_stop,
-        "ping": _ping,
-        "error": _error_event,
-    }
-    _DELTAS: ClassVar[Mapping[str, Callable[..., Update]]] = {
-        "text_delta": _text_delta,
-        "input_json_delta": _json_delta,
-        "thinking_delta": _thinking_delta,
-        "signature_delta": _signature_delta,
-        "citations_delta": _citations_delta,
-    }
+
+# The tables, set once the class exists (a compiled class body cannot name its methods).
+MessageAccumulator._HANDLERS = {
+    "message_start": MessageAccumulator._message_start,
+    "content_block_start": MessageAccumulator._block_start,
+    "content_block_delta": MessageAccumulator._block_delta,
+    "content_block_stop": MessageAccumulator._block_stop,
+    "message_delta": MessageAccumulator._message_delta,
+    "message_stop": MessageAccumulator._message_stop,
+    "ping": MessageAccumulator._ping,
+    "error": MessageAccumulator._error_event,
+}
+MessageAccumulator._DELTAS = {
+    "text_delta": MessageAccumulator._text_delta,
+    "input_json_delta": MessageAccumulator._json_delta,
+    "thinking_delta": MessageAccumulator._thinking_delta,
+    "signature_delta": MessageAccumulator._signature_delta,
+    "citations_delta": MessageAccumulator._citations_delta,
+}
 
 
 def accumulate(chunks: bytes | str | Iterable[Any]) -> MessageAccumulator:

@@ -26,8 +26,9 @@ import codecs
 import re
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
+from ._errors import mypyc_attr
 from ._jsontext import describe
 
 __all__ = ["SSEDecoder", "ServerSentEvent", "aiter_events", "iter_events"]
@@ -58,6 +59,7 @@ class ServerSentEvent:
     retry: int | None = None
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class SSEDecoder:
     """Turn chunks of an event stream into :class:`ServerSentEvent` objects.
 
@@ -78,7 +80,9 @@ class SSEDecoder:
         "retry",
     )
 
-    def __init__(self, *, errors: Literal["replace", "strict"] = "replace") -> None:
+    # (Any in the types of what a caller passes: a compiled build would refuse a wrong type
+    # with its own message before ours.)
+    def __init__(self, *, errors: Literal["replace", "strict"] | Any = "replace") -> None:
         if errors not in _ERRORS:
             wrong = ValueError if isinstance(errors, str) else TypeError
             raise wrong(f"errors is 'replace' or 'strict', not {describe(errors)}")
@@ -98,19 +102,33 @@ class SSEDecoder:
         """The last event ID the stream set (``id:``), empty if none."""
         return self._last_id
 
-    def feed(self, chunk: bytes | str) -> list[ServerSentEvent]:
+    def feed(self, chunk: bytes | bytearray | memoryview | str) -> list[ServerSentEvent]:
         """Take the next chunk (bytes, or text); return the events it completes, in order."""
+        return self._read(self._text(chunk), False)  # type: ignore[return-value]
+
+    def _pairs(self, chunk: bytes | bytearray | memoryview | str) -> list[tuple[str, str]]:
+        """:meth:`feed` for a reader of the events' types and data only (the accumulators):
+        each event as ``(type, data)``, with no :class:`ServerSentEvent` made. The decoder's
+        state (the last event ID, ``retry``) is kept as :meth:`feed` keeps it."""
+        return self._read(self._text(chunk), True)  # type: ignore[return-value]
+
+    def _text(self, chunk: bytes | bytearray | memoryview | str) -> str:
         if isinstance(chunk, str):
-            return self._lines(chunk)
-        if not isinstance(chunk, (bytes, bytearray, memoryview)):
-            raise TypeError(f"SSEDecoder.feed() takes bytes or str, not {describe(chunk)}")
-        return self._lines(self._decoder.decode(chunk))
+            return chunk
+        if isinstance(chunk, (bytes, bytearray, memoryview)):
+            return self._decoder.decode(chunk)
+        raise TypeError(f"SSEDecoder.feed() takes bytes or str, not {describe(chunk)}")
 
     def close(self) -> list[ServerSentEvent]:
         """End of the stream: an unterminated last line and an undispatched event are dropped,
         as the standard says. Returns the events the decoder's last bytes complete (none, but
         for a stream whose last line end was held in the decoder)."""
-        events = self._lines(self._decoder.decode(b"", True))
+        events = self._close(False)
+        return events  # type: ignore[return-value]
+
+    def _close(self, pairs: bool) -> list[ServerSentEvent] | list[tuple[str, str]]:
+        """:meth:`close`, its events as :meth:`_pairs` gives them when ``pairs``."""
+        events = self._read(self._decoder.decode(b"", True), pairs)
         self._line.clear()
         self._after_cr = False
         self._event = ""
@@ -118,54 +136,93 @@ class SSEDecoder:
         self._retry = None
         return events
 
-    def _lines(self, text: str) -> list[ServerSentEvent]:
-        if not text:
-            return []
+    def _split(self, text: str) -> list[str]:
+        """The lines ``text`` ends (the first one joined to the pieces held before it); the
+        unfinished one after them is held."""
         if not self._bom_checked:
             self._bom_checked = True
             if (
                 text[0] == "\ufeff"
             ):  # "One leading U+FEFF BYTE ORDER MARK character must be ignored"
                 text = text[1:]
-        pos = 0
-        if self._after_cr and text:
+        if self._after_cr:
             self._after_cr = False
-            if text[0] == "\n":
-                pos = 1
-        events: list[ServerSentEvent] = []
+            if text[:1] == "\n":
+                text = text[1:]
+        held = self._line
+        if "\r" not in text:  # the commonest chunk: its lines split at once
+            lines = text.split("\n")
+            if len(lines) == 1:  # no line ends in it: one more piece of the unfinished line
+                if text:
+                    held.append(text)
+                return []
+            if held:
+                held.append(lines[0])
+                lines[0] = "".join(held)
+                held.clear()
+            last = lines.pop()
+            if last:
+                held.append(last)
+            return lines
+        lines = []
+        pos = 0
         end = len(text)
-        line_pieces = self._line
         search = _LINE_END.search
         while pos < end:
             m = search(text, pos)
             if m is None:
-                line_pieces.append(text[pos:])
+                held.append(text[pos:])
                 break
             stop = m.start()
-            if line_pieces:
-                line_pieces.append(text[pos:stop])
-                line = "".join(line_pieces)
-                line_pieces.clear()
+            if held:
+                held.append(text[pos:stop])
+                lines.append("".join(held))
+                held.clear()
             else:
-                line = text[pos:stop]
+                lines.append(text[pos:stop])
             pos = stop + 1
             if text[stop] == "\r":
                 if pos == end:
                     self._after_cr = True
                 elif text[pos] == "\n":
                     pos += 1
-            event = self._line_done(line)
-            if event is not None:
-                events.append(event)
-        return events
+        return lines
 
-    def _line_done(self, line: str) -> ServerSentEvent | None:
-        if not line:  # "If the line is empty (a blank line): Dispatch the event"
-            return self._dispatch()
+    def _read(self, text: str, pairs: bool) -> list[ServerSentEvent] | list[tuple[str, str]]:
+        """The events the lines of ``text`` complete (as :meth:`_pairs` gives them when
+        ``pairs``). The lines every event stream is made of (``data:``, a blank line,
+        ``event:``) are read here; the others by :meth:`_line_done`."""
+        if not text:
+            return []
+        events: list[ServerSentEvent | tuple[str, str]] = []
+        data = self._data
+        for line in self._split(text):
+            if line.startswith("data:"):
+                # "If value starts with a U+0020 SPACE character, remove it"
+                data.append(line[6:] if line.startswith(" ", 5) else line[5:])
+            elif not line:  # "If the line is empty (a blank line): Dispatch the event"
+                kind = self._event or "message"
+                self._event = ""
+                retry, self._retry = self._retry, None
+                if not data:  # "If the data buffer is an empty string, ... return."
+                    continue
+                joined = "\n".join(data)
+                data.clear()
+                events.append(
+                    (kind, joined) if pairs else ServerSentEvent(kind, joined, self._last_id, retry)
+                )
+            elif line.startswith("event:"):
+                self._event = line[7:] if line.startswith(" ", 6) else line[6:]
+            else:
+                self._line_done(line)
+        return events  # type: ignore[return-value]
+
+    def _line_done(self, line: str) -> None:
+        """A line other than ``data:``, ``event:`` or a blank one."""
         if (
             line[0] == ":"
         ):  # "If the line starts with a U+003A COLON character (:): Ignore the line."
-            return None
+            return
         colon = line.find(":")
         if colon < 0:  # "the whole line as the field name, and the empty string as the field value"
             field, value = line, ""
@@ -188,18 +245,6 @@ class SSEDecoder:
             if len(digits) <= _RETRY_DIGITS:
                 self._retry = self.retry = int(digits)
         # "Otherwise: The field is ignored." (and so are an id with NULL and a bad retry)
-        return None
-
-    def _dispatch(self) -> ServerSentEvent | None:
-        data = self._data
-        event_type = self._event
-        retry = self._retry
-        self._event = ""
-        self._retry = None
-        if not data:  # "If the data buffer is an empty string, ... return."
-            return None
-        self._data = []
-        return ServerSentEvent(event_type or "message", "\n".join(data), self._last_id, retry)
 
 
 def iter_events(
@@ -212,13 +257,47 @@ def iter_events(
     yield from decoder.close()
 
 
-async def aiter_events(
+def aiter_events(
     chunks: AsyncIterable[bytes | str], *, errors: Literal["replace", "strict"] = "replace"
 ) -> AsyncIterator[ServerSentEvent]:
     """The events of a stream given as an async iterable of chunks (``aiter_bytes()``)."""
-    decoder = SSEDecoder(errors=errors)
-    async for chunk in chunks:
-        for event in decoder.feed(chunk):
-            yield event
-    for event in decoder.close():
-        yield event
+    return _AsyncEvents(chunks, errors)
+
+
+class _AsyncEvents:
+    """:func:`aiter_events`: an async iterator written out (mypyc compiles no async generator),
+    which, as one, starts (makes its decoder, checking ``errors``) at its first step."""
+
+    __slots__ = ("_chunks", "_decoder", "_errors", "_iterator", "_ready")
+
+    def __init__(self, chunks: AsyncIterable[bytes | str], errors: Any) -> None:
+        self._chunks: AsyncIterable[bytes | str] | None = chunks  # (None: all given)
+        self._errors = errors
+        self._iterator: AsyncIterator[bytes | str] | None = None
+        self._decoder = SSEDecoder()
+        self._ready: list[ServerSentEvent] = []  # the events decoded and not given, last first
+
+    def __aiter__(self) -> _AsyncEvents:
+        return self
+
+    async def __anext__(self) -> ServerSentEvent:
+        ready = self._ready
+        while not ready:
+            if self._chunks is None:
+                raise StopAsyncIteration
+            iterator = self._iterator
+            if iterator is None:  # the first step
+                self._decoder = SSEDecoder(errors=self._errors)
+                iterator = self._iterator = self._chunks.__aiter__()
+            try:
+                chunk = await iterator.__anext__()
+            except StopAsyncIteration:
+                self._chunks = None
+                ready += self._decoder.close()
+            except BaseException:
+                self._chunks = None  # (over, as a generator is once it raises)
+                raise
+            else:
+                ready += self._decoder.feed(chunk)
+            ready.reverse()
+        return ready.pop()

@@ -20,7 +20,7 @@ E = ServerSentEvent
 
 
 def decode(chunks: Sequence[bytes | str], **options: str) -> list[ServerSentEvent]:
-    decoder = SSEDecoder(**options)  # type: ignore[arg-type]
+    decoder = SSEDecoder(**options)
     events: list[ServerSentEvent] = []
     for chunk in chunks:
         events.extend(decoder.feed(chunk))

@@ -16,12 +16,13 @@ import contextlib
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Mapping
 from typing import Any, ClassVar, TypeVar
 
-from .._errors import StreamError
+from .._errors import StreamError, caused, mypyc_attr
 from .._jsontext import copy_data, describe
 from .._parse.repairs import repairs_of
 from ..sse import ServerSentEvent, SSEDecoder
-from .body import CHUNK_TYPES, BodyDecoder, BodyHead, as_async, body_items, misuse_hint
-from .envelope import DONE, event_data
+from .aio import as_async, aupdates
+from .body import CHUNK_TYPES, BodyDecoder, BodyHead, body_items, misuse_hint
+from .envelope import DONE, sse_data
 from .events import dump_event, error_from
 from .fields import EventFields
 from .protocols import PROTOCOLS, detect
@@ -32,6 +33,7 @@ from .update import Update
 A = TypeVar("A", bound="Accumulator")
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # (every protocol's, and users')
 class Accumulator:
     """One stream being rebuilt (see the module docstring for the contract).
 
@@ -171,6 +173,10 @@ class Accumulator:
         data = self._data_of(event)
         if data is None:
             return []  # an SDK helper event: the wire said nothing new
+        return self._apply(data)
+
+    def _apply(self, data: Mapping[str, Any] | str) -> list[Update]:
+        """Apply an event's data (of our own: decoded, or copied from the caller's)."""
         if self._closed:
             raise StreamError("an event after close()")
         updates = self._done_marker() if data is DONE else self._event(data)  # type: ignore[arg-type]
@@ -233,9 +239,15 @@ class Accumulator:
         seen = BodyHead()
 
         def run() -> Iterator[Update]:
-            for events in self._events(items, decoder, seen):
-                for event in events:
-                    yield from self.feed(event)
+            for pairs, events in self._events(items, decoder, seen):
+                if pairs:  # (type, data) of server-sent events, decoded and applied at once
+                    for kind, text in events:
+                        data = self._sse_data(kind, text)
+                        if data is not None:
+                            yield from self._apply(data)
+                else:
+                    for event in events:
+                        yield from self.feed(event)
             yield from self._ended(seen)
 
         return run()
@@ -246,41 +258,46 @@ class Accumulator:
         """:meth:`updates` for an async body (``aiter_bytes()``, the SDK's async stream); a
         synchronous one is taken too."""
         items = body if isinstance(body, AsyncIterable) else as_async(body_items(body, "aupdates"))
-        decoder = self._body_decoder()
-        seen = BodyHead()
-
-        async def run() -> AsyncIterator[Update]:
-            async for events in self._aevents(items, decoder, seen):
-                for event in events:
-                    for update in self.feed(event):
-                        yield update
-            for update in self._ended(seen):
-                yield update
-
-        return run()
+        return aupdates(self, items, self._body_decoder(), BodyHead())
 
     def _events(
         self, items: Iterable[Any], decoder: BodyDecoder, seen: BodyHead
-    ) -> Iterator[list[Any]]:
+    ) -> Iterator[tuple[bool, list[Any]]]:
         """The events of each item of a body (a chunk decoded, or an event), then the
-        decoder's last ones. When the body itself fails (its iterable or its decoder raises),
-        the stream is ended first (:meth:`_failing`); an event's own error is ``feed()``'s,
-        and leaves the stream open, as ``feed()`` does."""
+        decoder's last ones, each list with whether it holds the ``(type, data)`` pairs of
+        server-sent events (:meth:`_pairs_of`) rather than events for :meth:`feed`. When the
+        body itself fails (its iterable or its decoder raises), the stream is ended first
+        (:meth:`_failing`); an event's own error is ``feed()``'s, and leaves the stream open,
+        as ``feed()`` does."""
+        sse = self._pairs_of(decoder)
         with self._failing(seen):
             for item in items:
-                yield self._decoded(item, decoder, seen)
+                yield self._item_events(item, decoder, sse, seen)
             seen.ended = True
-            yield decoder.close()
+            yield (True, sse._close(True)) if sse is not None else (False, decoder.close())
 
-    async def _aevents(
-        self, items: AsyncIterable[Any], decoder: BodyDecoder, seen: BodyHead
-    ) -> AsyncIterator[list[Any]]:
-        """:meth:`_events` of an async body."""
-        with self._failing(seen):
-            async for item in items:
-                yield self._decoded(item, decoder, seen)
-            seen.ended = True
-            yield decoder.close()
+    def _item_events(
+        self, item: Any, decoder: BodyDecoder, sse: SSEDecoder | None, seen: BodyHead
+    ) -> tuple[bool, list[Any]]:
+        """The events of an item of a body, as :meth:`_events` gives them (``sse``: the
+        decoder, when its events go as pairs)."""
+        if sse is not None and isinstance(item, CHUNK_TYPES):
+            chunk = item if isinstance(item, (bytes, str)) else bytes(item)
+            seen.see(chunk)
+            return True, sse._pairs(chunk)
+        return False, self._decoded(item, decoder, seen)
+
+    def _pairs_of(self, decoder: BodyDecoder) -> SSEDecoder | None:
+        """The decoder, if a body's server-sent events go from it straight to
+        :meth:`_sse_data` as ``(type, data)`` pairs, with no :class:`ServerSentEvent` made:
+        unless the class reads a server-sent event in a ``_data_of()`` of its own (and not in
+        an ``_sse_data()`` of its own), which then gets the events themselves."""
+        if type(decoder) is not SSEDecoder:
+            return None
+        mro = type(self).__mro__
+        data_of = next(cls for cls in mro if "_data_of" in cls.__dict__)
+        sse_data = next(cls for cls in mro if "_sse_data" in cls.__dict__)
+        return decoder if data_of is Accumulator or sse_data is not Accumulator else None
 
     def _ended(self, seen: BodyHead) -> list[Update]:
         """The body is over: close the stream (refused, saying what the body is, if it brought
@@ -309,7 +326,7 @@ class Accumulator:
             with contextlib.suppress(StreamError):  # (no event: the error that stops it says more)
                 self.close()
             if isinstance(exc, StreamError) and seen.kind() != "text":
-                raise StreamError(said) from exc
+                raise caused(StreamError(said), exc)  # noqa: B904 (linked by caused())
             raise
 
     def read(self: A, body: bytes | str | Iterable[Any]) -> A:
@@ -337,7 +354,7 @@ class Accumulator:
             data: Mapping[str, Any] = copy_data(event)
             return data
         if isinstance(event, ServerSentEvent):
-            return event_data(event)
+            return self._sse_data(event.event, event.data)
         if isinstance(event, str) and event.strip() == DONE:
             return DONE
         kind = getattr(event, "type", None)
@@ -350,6 +367,11 @@ class Accumulator:
         if not isinstance(dumped, Mapping):
             raise TypeError(f"{self._what()} not {describe(event)}{misuse_hint(event)}")
         return dumped if isinstance(dumped, dict) else copy_data(dumped)
+
+    def _sse_data(self, event: str, data: str) -> Mapping[str, Any] | str | None:
+        """The data of a server-sent event of type ``event``, decoded (see
+        :func:`~jsonsnap._streams.envelope.sse_data`), or ``None`` for nothing to apply."""
+        return sse_data(event, data)
 
     def _what(self) -> str:
         marker = ', or "[DONE]"' if self.protocol == "chat" else ""
@@ -385,7 +407,7 @@ class Accumulator:
         """Refuse a first event that belongs to another protocol, saying which."""
         other = None if self.looks_like(data) else detect(data)
         if other is not None and other != self.protocol:
-            cls = PROTOCOLS[other]
+            cls: type = PROTOCOLS[other]  # (a class: where it is published)
             raise StreamError(
                 f"an event of the {other} protocol, not of {self.protocol}: "
                 f"read this stream with {cls.__module__}.{cls.__name__}"
@@ -400,7 +422,7 @@ class Accumulator:
     def _grow(self, tool: ToolInput, fragment: str) -> bool:
         """Feed a piece of a tool's input; whether its snapshot changed. Refused (before
         anything changes) once the protocol has ended that input."""
-        if tool.ended:
+        if tool._ended:
             raise StreamError(f"{self._kind}: input for tool call {tool.index} after its end")
         return tool._feed(fragment)
 
@@ -420,4 +442,4 @@ class Accumulator:
         return error_from(payload, default, message)
 
 
-Accumulator.__module__ = "jsonsnap.streams"
+setattr(Accumulator, "__module__", "jsonsnap.streams")  # noqa: B010 (a compiled class too)

@@ -12,7 +12,7 @@ brings no event.
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, Protocol
 
 from .._jsontext import describe
@@ -130,11 +130,6 @@ def body_items(body: Any, name: str) -> Iterable[Any]:
         f"(response.iter_bytes()) or of events (the SDK's stream); not {describe(body)}"
         + (" (for one event, use feed())" if isinstance(body, (Mapping, ServerSentEvent)) else "")
     )
-
-
-async def as_async(items: Iterable[Any]) -> AsyncIterator[Any]:
-    for item in items:
-        yield item
 
 
 def misuse_hint(event: Any) -> str:

@@ -22,6 +22,8 @@ JSON object it holds (anything else is a :class:`StreamError`).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from json.scanner import make_scanner
 from typing import Any, Final, NoReturn
 
 from .._errors import JSONDecodeError, StreamError
@@ -38,8 +40,12 @@ def _constant(name: str) -> NoReturn:
     raise ValueError(f"{name} is not JSON")
 
 
-#: The standard library's decoder, made once, refusing what strict JSON refuses.
+#: The standard library's decoder, made once, refusing what strict JSON refuses, and its
+#: scanner (``scan_once(text, start)``: the value at ``start`` and where it ends).
 _STRICT: Final = json.JSONDecoder(parse_constant=_constant)
+_SCAN: Final[Callable[[str, int], tuple[Any, int]]] = make_scanner(_STRICT)  # type: ignore[arg-type]
+#: JSON's whitespace (which is all ``JSONDecoder.decode()`` skips around a value).
+_WHITESPACE: Final = " \t\n\r"
 
 
 def loads_envelope(text: str) -> Any:
@@ -48,10 +54,18 @@ def loads_envelope(text: str) -> Any:
     library's C decoder unless depth makes ours necessary."""
     if len(text) > MOST_BRACKETS and text.count("[") + text.count("{") > MOST_BRACKETS:
         return loads(text)
+    # The scanner itself, as JSONDecoder.decode() calls it, less its Python wrapper: the value
+    # at the first character, then only whitespace to the end.
+    start = 0
+    if text[:1] in _WHITESPACE:
+        start = len(text) - len(text.lstrip(_WHITESPACE))
     try:
-        return _STRICT.decode(text)
-    except (ValueError, RecursionError):  # (json.JSONDecodeError is a ValueError)
+        value, end = _SCAN(text, start)
+    except (StopIteration, ValueError, RecursionError):  # (json.JSONDecodeError: a ValueError)
         return loads(text)  # our error, with our message; or the value ours takes
+    if end != len(text) and text[end:].strip(_WHITESPACE):
+        return loads(text)  # (the error of the text after the value)
+    return value
 
 
 #: What ``feed()`` takes for the end marker of an OpenAI stream (the data ``[DONE]``).
@@ -61,13 +75,18 @@ DONE: Final = "[DONE]"
 def event_data(event: ServerSentEvent) -> dict[str, Any] | str:
     """The ``data`` of a server-sent event: a JSON object, or the marker :data:`DONE`; a
     :class:`StreamError` that says why for anything else."""
-    data = event.data
-    if data.strip() == DONE:
+    return sse_data(event.event, event.data)
+
+
+def sse_data(event: str, data: str) -> dict[str, Any] | str:
+    """:func:`event_data` of the event of type ``event`` whose data is ``data``."""
+    # (a text that starts with a brace is no marker: whitespace is all strip() takes off)
+    if data[:1] != "{" and data.strip() == DONE:
         return DONE
     try:
         value = loads_envelope(data)
     except JSONDecodeError as exc:
-        raise StreamError(f"the data of a {event.event!r} event is not JSON: {exc}") from None
+        raise StreamError(f"the data of a {event!r} event is not JSON: {exc}") from None
     if not isinstance(value, dict):
-        raise StreamError(f"the data of a {event.event!r} event is not a JSON object")
+        raise StreamError(f"the data of a {event!r} event is not a JSON object")
     return value

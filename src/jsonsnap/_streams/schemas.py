@@ -12,7 +12,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import replace
 from types import UnionType
 from typing import Any, get_origin
 
@@ -180,12 +179,12 @@ class SchemaSide:
             if tool is not None:
                 found = tool._new_violations()
                 if found:
-                    update = replace(update, violations=found)
+                    update = update._but(found)
             elif self.answers(update):
                 output = self.answer((update.index or 0) if self.per_choice else 0)
                 output._feed(update.text)
                 found = output._new_violations()
-                update = replace(update, structured=output, violations=found)
+                update = update._but(found, output)
             checked.append(update)
         if not self.outputs:
             return checked

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, ClassVar, Literal
 
 from .. import Change, FieldState, JSONDecodeError, Parser, Path, Repair, Schema, SchemaError
+from .._errors import caused, mypyc_attr
 from .._jsontext import NOTHING
 from .._parse.changes import subscription
 from .._parse.grammar import EXTRA_DATA
@@ -23,6 +24,7 @@ from .glued import GluedValues
 Status = Literal["streaming", "complete", "incomplete", "invalid"]
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # (ToolInput and StructuredOutput)
 class StreamedJSON:
     """JSON text that streams in pieces: the raw text, the live snapshot, the strict value at
     the end and, with a schema, what breaks it. The common part of :class:`ToolInput` and
@@ -99,7 +101,8 @@ class StreamedJSON:
     def snapshot(self) -> Any:
         """The best-effort value so far (live). After a JSON error, the value of the text
         before the offending character; a violation changes nothing in it."""
-        return self._parser.snapshot(self._empty())
+        value = self._parser.snapshot(NOTHING)
+        return self._empty() if value is NOTHING else value
 
     @property
     def status(self) -> Status:
@@ -188,10 +191,11 @@ class StreamedJSON:
         found = self.violations
         if found:
             more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
-            raise self._ERROR(f"{where} {noun}breaks its schema: {found[0]}{more}") from found[0]
+            error = self._ERROR(f"{where} {noun}breaks its schema: {found[0]}{more}")
+            raise caused(error, found[0])
         if self._failure is not None:
             failure = self._failure
-            raise self._ERROR(f"{where} {noun}does not convert: {failure}") from failure
+            raise caused(self._ERROR(f"{where} {noun}does not convert: {failure}"), failure)
         if status == "incomplete":
             raise self._ERROR(f"{where} {noun}was cut off before its end")
         raise self._ERROR(f"{where} {noun}is unfinished")
@@ -379,4 +383,4 @@ class StreamedJSON:
         return tuple(found[reported:])
 
 
-StreamedJSON.__module__ = "jsonsnap.streams"
+setattr(StreamedJSON, "__module__", "jsonsnap.streams")  # noqa: B010 (a compiled class too)

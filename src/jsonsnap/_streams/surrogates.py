@@ -21,7 +21,7 @@ from typing import Generic, TypeVar
 K = TypeVar("K", bound=Hashable)
 
 #: A surrogate pair inside one piece (a piece built in Python rather than decoded from JSON).
-_PAIR = re.compile("[\ud800-\udbff][\udc00-\udfff]")
+_PAIR = re.compile(f"[{chr(0xD800)}-{chr(0xDBFF)}][{chr(0xDC00)}-{chr(0xDFFF)}]")
 
 
 def _joined(pair: re.Match[str]) -> str:
@@ -30,38 +30,40 @@ def _joined(pair: re.Match[str]) -> str:
 
 
 def _high(char: str) -> bool:
-    return "\ud800" <= char <= "\udbff"
+    return 0xD800 <= ord(char) <= 0xDBFF
 
 
 class HeldHalves(Generic[K]):
     """The high surrogate each streamed text ends with, held back until its next piece; keyed
     by what names the text (a block index and field, the place of a part)."""
 
-    __slots__ = ("_held",)
+    __slots__ = ("held",)
 
     def __init__(self) -> None:
-        self._held: dict[K, str] = {}
+        #: The halves held back, by where they go (read by a caller that skips :meth:`join`
+        #: for a piece with nothing to join: none held, and the piece ASCII).
+        self.held: dict[K, str] = {}
 
     def join(self, where: K, piece: str) -> str:
         """What to append of ``piece`` to the text at ``where`` now: the half held before it
         and ``piece``, each pair in them joined, but for a high surrogate at the end, which is
         held back for the next piece."""
-        if self._held:
-            piece = self._held.pop(where, "") + piece
+        if self.held:
+            piece = self.held.pop(where, "") + piece
         if piece.isascii():  # (the commonest piece: no surrogate in it, none to hold)
             return piece
         if _PAIR.search(piece) is not None:
             piece = _PAIR.sub(_joined, piece)
         if piece and _high(piece[-1]):
-            self._held[where] = piece[-1]
+            self.held[where] = piece[-1]
             return piece[:-1]
         return piece
 
     def release(self, where: K) -> str:
         """The half held for the text at ``where`` (``""`` if none), which has ended."""
-        return self._held.pop(where, "")
+        return self.held.pop(where, "")
 
     def release_all(self) -> Iterator[tuple[K, str]]:
         """Every half still held, each with where it goes (the stream has ended)."""
-        held, self._held = self._held, {}
+        held, self.held = self.held, {}
         yield from held.items()

@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 
 from .._eventstream import EventStreamMessage
 from .._jsontext import describe
+from .._streams.body import BodyDecoder
 from ..streams import Accumulator, StreamError, Update
 from ._events import EXCEPTIONS, blob, body_decoder, event_of, exception, feed_takes, only
 
@@ -49,6 +50,9 @@ class ConverseStreamAccumulator(Accumulator):
     _FIRST = "messageStart"
     _STREAM_REQUEST = "converse_stream() (not converse())"
 
+    #: The handler of each delta type (set after the class, as ``_HANDLERS`` is).
+    _DELTAS: ClassVar[Mapping[str, Callable[..., Update]]]
+
     def __init__(
         self, *, tools: Any = None, output_schema: Any = None, repair: Any = False
     ) -> None:
@@ -81,7 +85,8 @@ class ConverseStreamAccumulator(Accumulator):
     def _blocks(self) -> list[dict[str, Any]]:
         return self._content_blocks
 
-    _body_decoder = body_decoder
+    def _body_decoder(self) -> BodyDecoder:
+        return body_decoder(self)
 
     def _what(self) -> str:
         return feed_takes(
@@ -331,22 +336,24 @@ class ConverseStreamAccumulator(Accumulator):
     def _exception_event(self, data: Mapping[str, Any]) -> list[Update]:
         raise exception(self._kind, data[self._kind])
 
-    _HANDLERS: ClassVar[Mapping[str, Callable[..., list[Update]]]] = {
-        "messageStart": _message_start,
-        "contentBlockStart": _block_start,
-        "contentBlockDelta": _block_delta,
-        "contentBlockStop": _block_stop,
-        "messageStop": _message_stop,
-        "metadata": _metadata_event,
-        **dict.fromkeys(EXCEPTIONS, _exception_event),
-    }
-    _DELTAS: ClassVar[Mapping[str, Callable[..., Update]]] = {
-        "text": _text_delta,
-        "toolUse": _tool_delta,
-        "reasoningContent": _reasoning_delta,
-        "citation": _citation_delta,
-        "toolResult": _result_delta,
-    }
+
+# The tables, set once the class exists (a compiled class body cannot name its methods).
+ConverseStreamAccumulator._HANDLERS = {
+    "messageStart": ConverseStreamAccumulator._message_start,
+    "contentBlockStart": ConverseStreamAccumulator._block_start,
+    "contentBlockDelta": ConverseStreamAccumulator._block_delta,
+    "contentBlockStop": ConverseStreamAccumulator._block_stop,
+    "messageStop": ConverseStreamAccumulator._message_stop,
+    "metadata": ConverseStreamAccumulator._metadata_event,
+    **dict.fromkeys(EXCEPTIONS, ConverseStreamAccumulator._exception_event),
+}
+ConverseStreamAccumulator._DELTAS = {
+    "text": ConverseStreamAccumulator._text_delta,
+    "toolUse": ConverseStreamAccumulator._tool_delta,
+    "reasoningContent": ConverseStreamAccumulator._reasoning_delta,
+    "citation": ConverseStreamAccumulator._citation_delta,
+    "toolResult": ConverseStreamAccumulator._result_delta,
+}
 
 
 def _tool_specs(tools: Any) -> Any:

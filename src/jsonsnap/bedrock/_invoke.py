@@ -5,11 +5,12 @@ Anthropic's messages; the one provider another may build on)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any, ClassVar
+from collections.abc import Mapping
+from typing import Any
 
 from .._eventstream import EventStreamMessage
 from .._jsontext import describe
+from .._streams.body import BodyDecoder
 from ..anthropic import MessageAccumulator
 from ..streams import StreamError, Update
 from ._events import EXCEPTIONS, blob, body_decoder, event_of, exception, feed_takes, json_object
@@ -40,7 +41,8 @@ class InvokeModelAccumulator(MessageAccumulator):
         if not MessageAccumulator.looks_like(data):
             super()._foreign(data)
 
-    _body_decoder = body_decoder
+    def _body_decoder(self) -> BodyDecoder:
+        return body_decoder(self)
 
     def _what(self) -> str:
         return feed_takes(
@@ -79,7 +81,9 @@ class InvokeModelAccumulator(MessageAccumulator):
             self.invocation_metrics = dict(self._fields.mapping(metrics, "the invocation metrics"))
         return super()._message_stop(event)
 
-    _HANDLERS: ClassVar[Mapping[str, Callable[..., list[Update]]]] = {
-        **MessageAccumulator._HANDLERS,
-        "message_stop": _message_stop,
-    }
+
+# The tables, set once the class exists (a compiled class body cannot name its methods).
+InvokeModelAccumulator._HANDLERS = {
+    **MessageAccumulator._HANDLERS,
+    "message_stop": InvokeModelAccumulator._message_stop,
+}

@@ -1,0 +1,49 @@
+"""The loops of an async body (``Accumulator.aupdates()``): async generators, which mypyc does
+not compile, so this module is plain Python in both builds; what each step does is the
+accumulator's (compiled), as for a synchronous body.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterable, AsyncIterator, Iterable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .accumulator import Accumulator
+    from .body import BodyDecoder, BodyHead
+    from .update import Update
+
+
+async def as_async(items: Iterable[Any]) -> AsyncIterator[Any]:
+    """A synchronous body's items, as an async body gives them."""
+    for item in items:
+        yield item
+
+
+async def aupdates(
+    acc: Accumulator, items: AsyncIterable[Any], decoder: BodyDecoder, seen: BodyHead
+) -> AsyncIterator[Update]:
+    """What ``acc.aupdates()`` yields: ``Accumulator.updates()`` of an async body."""
+    async for pairs, events in _aevents(acc, items, decoder, seen):
+        for event in events:
+            if pairs:
+                data = acc._sse_data(*event)
+                updates = [] if data is None else acc._apply(data)
+            else:
+                updates = acc.feed(event)
+            for update in updates:
+                yield update
+    for update in acc._ended(seen):
+        yield update
+
+
+async def _aevents(
+    acc: Accumulator, items: AsyncIterable[Any], decoder: BodyDecoder, seen: BodyHead
+) -> AsyncIterator[tuple[bool, list[Any]]]:
+    """``Accumulator._events()`` of an async body."""
+    sse = acc._pairs_of(decoder)
+    with acc._failing(seen):
+        async for item in items:
+            yield acc._item_events(item, decoder, sse, seen)
+        seen.ended = True
+        yield (True, sse._close(True)) if sse is not None else (False, decoder.close())
