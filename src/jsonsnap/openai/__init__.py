@@ -42,5 +42,5 @@ __all__ = [
 ]
 
 for _cls in (ChatCompletionAccumulator, ResponseAccumulator, ChatToolInput, Quirk):
-    _cls.__module__ = __name__
+    setattr(_cls, "__module__", __name__)  # noqa: B010 (a compiled class too)
 del _cls

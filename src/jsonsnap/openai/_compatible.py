@@ -137,7 +137,7 @@ def marker(chunk: Mapping[str, Any]) -> str | None:
 def is_comment(data: str) -> bool:
     """Whether an event's data is an SSE comment a gateway put in a data line (``data: :
     keepalive``): no JSON text begins with a colon."""
-    return _COMMENT.match(data) is not None
+    return not data.startswith("{") and _COMMENT.match(data) is not None
 
 
 # --------------------------------------------------------------------------- arguments objects

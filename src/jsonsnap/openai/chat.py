@@ -27,9 +27,9 @@ import bisect
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, ClassVar
 
+from .._errors import mypyc_attr
 from .._jsontext import describe
 from .._streams.events import carry_out
-from ..sse import ServerSentEvent
 from ..streams import Accumulator, StreamError, ToolInput, Update
 from ._choice import (
     CallDelta,
@@ -54,6 +54,7 @@ _CHOICE_FIELDS = frozenset({"index", "delta", "logprobs", "finish_reason", "mess
 _COMPLETION_FIELDS = ("id", "created", "model", "system_fingerprint", "service_tier")
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # (users')
 class ChatCompletionAccumulator(Accumulator):
     """Accumulate one Chat Completions stream into ``.completion``.
 
@@ -127,18 +128,15 @@ class ChatCompletionAccumulator(Accumulator):
     def _tool(self, index: int, name: str, id: str | None = None) -> ChatToolInput:
         return ChatToolInput(index, name, id, schemas=self.schemas, repair=self._repair)
 
-    def _data_of(self, event: Any) -> Mapping[str, Any] | str | None:
-        if (
-            isinstance(event, ServerSentEvent)
-            and self._profile.mode is not False
-            and is_comment(event.data)
-        ):  # a gateway's keep-alive, as data: nothing to apply (after [DONE] too)
+    def _sse_data(self, event: str, data: str) -> Mapping[str, Any] | str | None:
+        if self._profile.mode is not False and is_comment(data):
+            # a gateway's keep-alive, as data: nothing to apply (after [DONE] too)
             if self._closed:
                 raise StreamError("an event after close()")
             self._profile.turn_on("an SSE comment sent as data (data: : keepalive)")
             self._profile.note(Quirk("comment_data"))
             return None
-        return super()._data_of(event)
+        return super()._sse_data(event, data)
 
     @classmethod
     def looks_like(cls, data: Mapping[str, Any]) -> bool:
@@ -483,14 +481,18 @@ class ChatCompletionAccumulator(Accumulator):
 
         return step
 
-    _HANDLERS: ClassVar[Mapping[str, Callable[..., list[Update]]]] = {
-        "chunk": _chunk,
-        "error": _error_payload,
-    }
-    _FIELDS: ClassVar[Mapping[str, Callable[..., Step]]] = {
-        **dict.fromkeys(TEXT_FIELDS, _text),
-        "role": _role,
-        "tool_calls": _tool_calls,
-        "function_call": _function_call,
-        "reasoning_details": _reasoning_details,
-    }
+    _FIELDS: ClassVar[Mapping[str, Callable[..., Step]]]
+
+
+# The tables, set once the class exists (a compiled class body cannot name its methods).
+ChatCompletionAccumulator._HANDLERS = {
+    "chunk": ChatCompletionAccumulator._chunk,
+    "error": ChatCompletionAccumulator._error_payload,
+}
+ChatCompletionAccumulator._FIELDS = {
+    **dict.fromkeys(TEXT_FIELDS, ChatCompletionAccumulator._text),
+    "role": ChatCompletionAccumulator._role,
+    "tool_calls": ChatCompletionAccumulator._tool_calls,
+    "function_call": ChatCompletionAccumulator._function_call,
+    "reasoning_details": ChatCompletionAccumulator._reasoning_details,
+}
