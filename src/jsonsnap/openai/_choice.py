@@ -21,7 +21,8 @@ from .._parse.grammar import WS
 from .._streams.fields import EventFields
 from .._streams.update import Update
 from ..streams import ToolInput
-from ._compatible import ChatToolInput, dump_arguments
+from ._compatible import dump_arguments
+from ._tool_input import ChatToolInput
 
 #: A checked change to one choice, applied once the whole chunk has been checked.
 Step = Callable[["Choice"], list[Update]]

@@ -42,9 +42,10 @@ from ._choice import (
     role_step,
     take_name,
 )
-from ._compatible import ChatToolInput, Quirk, check_details, is_comment, marker, merge_details
+from ._compatible import Quirk, check_details, is_comment, marker, merge_details
 from ._compatible_profile import CompatibleProfile
 from ._lean import TEXT_FIELDS, lean_piece
+from ._tool_input import ChatToolInput
 
 #: Choice fields with rules of their own (a ``message`` is never taken: the message is built
 #: from the deltas); other fields of a choice (a vendor's content filter results, say) are kept

@@ -28,7 +28,8 @@ from jsonsnap.openai import (
     ToolInputError,
     Update,
 )
-from jsonsnap.openai._compatible import QUIRKS, ChatToolInput, Quirk, dump_arguments, value_spans
+from jsonsnap.openai._compatible import QUIRKS, Quirk, dump_arguments, value_spans
+from jsonsnap.openai._tool_input import ChatToolInput
 from jsonsnap.sse import ServerSentEvent
 from recordings import assert_same_json, cut, error_state, random_pieces, ways
 from values import grows
