@@ -85,7 +85,7 @@ class ChatCompletionAccumulator(Accumulator):
     def __init__(
         self,
         *,
-        compatible: bool | None = None,
+        compatible: Any = None,  # (checked below, with a message of ours)
         tools: Any = None,
         output_schema: Any = None,
         repair: Any = False,
