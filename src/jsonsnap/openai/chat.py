@@ -85,7 +85,7 @@ class ChatCompletionAccumulator(Accumulator):
     def __init__(
         self,
         *,
-        compatible: Any = None,  # (checked below, with a message of ours)
+        compatible: Any = None,  # (Any: checked below, in both builds with our message)
         tools: Any = None,
         output_schema: Any = None,
         repair: Any = False,

@@ -449,9 +449,9 @@ def tool_chunk(*calls: dict[str, Any]) -> dict[str, Any]:
 
 def test_compatible_takes_true_false_or_none() -> None:
     with pytest.raises(TypeError, match="compatible= takes True, False, or None"):
-        ChatCompletionAccumulator(compatible="yes")  # type: ignore[arg-type]
+        ChatCompletionAccumulator(compatible="yes")
     with pytest.raises(TypeError):
-        ChatCompletionAccumulator(compatible=1)  # type: ignore[arg-type]
+        ChatCompletionAccumulator(compatible=1)
     assert not ChatCompletionAccumulator().compatible
     assert ChatCompletionAccumulator(compatible=True).compatible
 
