@@ -74,5 +74,5 @@ __all__ = [
 ]
 
 for _public in (GenerateContentAccumulator, accumulate, parse_json_path):
-    _public.__module__ = __name__  # where users import them from, in messages and reprs
+    setattr(_public, "__module__", __name__)  # noqa: B010 (where users import them from)
 del _public

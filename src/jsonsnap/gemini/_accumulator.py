@@ -12,9 +12,10 @@ whole ``args`` (``_text``), the SDK's objects (``_sdk``) and the request's schem
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable, Iterator, Mapping
-from typing import Any, ClassVar
+from collections.abc import Iterator, Mapping
+from typing import Any
 
+from .._errors import mypyc_attr
 from .._jsontext import describe
 from .._streams.events import carry_out
 from ..streams import Accumulator, StreamError, ToolInput, Update
@@ -28,6 +29,7 @@ from ._text import args_text
 _TEXT_KEYS = frozenset({"text", "thought", "thoughtSignature"})
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # (users')
 class GenerateContentAccumulator(Accumulator):
     """Accumulate one Gemini ``streamGenerateContent`` stream into ``.response``.
 
@@ -433,10 +435,12 @@ class GenerateContentAccumulator(Accumulator):
         updates.append(Update("finish", index, state.candidate))
         return updates
 
-    _HANDLERS: ClassVar[Mapping[str, Callable[..., list[Update]]]] = {
-        "chunk": _chunk,
-        "error": _error_payload,
-    }
+
+# The tables, set once the class exists (a compiled class body cannot name its methods).
+GenerateContentAccumulator._HANDLERS = {
+    "chunk": GenerateContentAccumulator._chunk,
+    "error": GenerateContentAccumulator._error_payload,
+}
 
 
 def accumulate(chunks: Any) -> GenerateContentAccumulator:

@@ -37,7 +37,7 @@ _SEGMENT = re.compile(
 )
 _ESCAPE = re.compile(r"\\(?:u(?P<hex>[0-9A-Fa-f]{4})|(?P<char>.))", re.DOTALL)
 _ESCAPED = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
-_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE = re.compile(f"[{chr(0xD800)}-{chr(0xDFFF)}]")
 #: A name :func:`show` writes as ``.name``: the shorthand's characters, up to U+FFFF, surrogates
 #: included (written as what they leave out, as above).
 _SHORTHAND = re.compile(

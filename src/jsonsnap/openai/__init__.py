@@ -25,7 +25,8 @@ reads is a :class:`Quirk` (``acc.quirks``, and each call's ``tool.quirks``).
 from __future__ import annotations
 
 from ..streams import StreamError, ToolInput, ToolInputError, Update
-from ._compatible import QUIRKS, ChatToolInput, Quirk
+from ._compatible import QUIRKS, Quirk
+from ._tool_input import ChatToolInput
 from .chat import ChatCompletionAccumulator
 from .responses import ResponseAccumulator
 
@@ -42,5 +43,5 @@ __all__ = [
 ]
 
 for _cls in (ChatCompletionAccumulator, ResponseAccumulator, ChatToolInput, Quirk):
-    _cls.__module__ = __name__
+    setattr(_cls, "__module__", __name__)  # noqa: B010 (a compiled class too)
 del _cls

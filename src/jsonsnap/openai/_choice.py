@@ -11,7 +11,7 @@
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from types import NoneType
 from typing import Any
@@ -21,7 +21,8 @@ from .._parse.grammar import WS
 from .._streams.fields import EventFields
 from .._streams.update import Update
 from ..streams import ToolInput
-from ._compatible import ChatToolInput, dump_arguments
+from ._compatible import dump_arguments
+from ._tool_input import ChatToolInput
 
 #: A checked change to one choice, applied once the whole chunk has been checked.
 Step = Callable[["Choice"], list[Update]]
@@ -74,6 +75,33 @@ class Choice:
         if tool is not None:
             self.tools[index] = tool
         return entry
+
+    def tool_items(self) -> Iterator[tuple[int, ChatToolInput]]:
+        """The function calls' inputs, in index order, with their indices."""
+        tools = self.tools
+        for index in self.order:
+            if index in tools:
+                yield index, tools[index]
+
+    def tool_blocks(self) -> Iterator[tuple[ToolInput, dict[str, Any]]]:
+        """Every tool input of the choice, with its call (a legacy function call's: with the
+        message)."""
+        for index, tool in self.tool_items():
+            yield tool, self.calls[index]
+        if self.function is not None:
+            yield self.function, self.message
+
+    def call_index(self, delta: CallDelta) -> int:
+        """The call a delta is for, by OpenAI's own rules (the compatible profile has its
+        own, ``CompatibleProfile.call_index``)."""
+        if delta.index is not None:
+            return delta.index
+        if delta.id is not None:
+            if delta.id in self.ids:
+                return self.ids[delta.id]
+            if not delta.empty:
+                return self.order[-1] + 1 if self.order else 0  # a new call
+        return self.order[-1] if self.order else 0  # more of the last call
 
     def finished_call(self, index: int) -> bool:
         """Whether a call's arguments are a whole JSON value (its text could end there)."""
@@ -161,6 +189,17 @@ def latest(target: dict[str, Any], values: Mapping[str, Any]) -> list[Update]:
 def other(key: str, value: Any) -> Step:
     """A message field this version does not know (``audio``...): its latest value."""
     return lambda state: latest(state.message, {key: value})
+
+
+def role_step(role: str) -> Step:
+    """A delta's ``role``: set once (a server that repeats it changes nothing)."""
+
+    def step(state: Choice) -> list[Update]:
+        if state.message.get("role") is None:
+            state.message["role"] = role
+        return []
+
+    return step
 
 
 def logprobs_step(logprobs: Mapping[str, Any]) -> Step:

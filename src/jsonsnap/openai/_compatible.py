@@ -6,8 +6,6 @@ pieces of the accumulator's compatible profile that do not depend on its state (
 state and its decisions are ``CompatibleProfile``'s, in ``_compatible_profile``):
 
 - :class:`Quirk` (what the profile did, and where) and :data:`QUIRKS` (each kind, described);
-- :class:`ChatToolInput`, the tool input of a Chat Completions call, which carries the quirks
-  that shaped it (``quirks``);
 - :func:`marker`: the chunk fields that only a compatible server sends (the profile is then
   chosen without being asked for);
 - :func:`is_comment`: an SSE comment a gateway sent as data (``data: : keepalive``);
@@ -28,11 +26,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from .. import Parser
 from .._errors import StreamError
 from .._jsontext import describe, json_number, json_text
-from .._parse.grammar import WS
-from .._streams.tool_input import ToolInput
 
 #: Each kind of :class:`Quirk`, and what the compatible profile did about it.
 QUIRKS: Final[Mapping[str, str]] = {
@@ -78,52 +73,6 @@ class Quirk:
         return f"<Quirk {self.kind}{where}{detail}>"
 
 
-class ChatToolInput(ToolInput):
-    """A Chat Completions call's tool input: a :class:`ToolInput` that also lists the
-    :class:`Quirk` records of what the compatible profile did to it (``quirks``: empty for a
-    stream from OpenAI itself).
-
-    When the profile reads values glued in its text as other calls (or as the text sent
-    twice), the call's value is its first value alone (:meth:`_end_at`), and ``raw`` stays
-    the text as it came: received text is never taken back."""
-
-    __slots__ = ("_kept", "_piece_at", "quirks")
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        #: What the compatible profile did to this call (see :data:`QUIRKS`).
-        self.quirks: list[Quirk] = []
-        self._piece_at = 0  # where in raw the last fragment that is not whitespace began
-        self._kept: int | None = None  # the end of the call's own text in raw, if not all
-
-    @property
-    def last_piece(self) -> str:
-        """The last fragment of the text that was not only JSON whitespace (and what came
-        after it)."""
-        return self.raw[self._piece_at :]
-
-    def _feed(self, fragment: str) -> bool:
-        if fragment.strip(WS):
-            self._piece_at = len(self.raw)
-        return super()._feed(fragment)
-
-    def _end_at(self, end: int) -> bool:
-        """The protocol ended the text, of which only ``raw[:end]`` (a whole JSON value) is
-        this call's: parse that strictly, ``raw`` kept as received. Whether the snapshot
-        changed."""
-        self._kept = end
-        return self._close(self.raw[:end])
-
-    def _reread(self, raw: str, parser: Parser | None = None) -> None:
-        # Reading the text again (for the change feed, or the call's own part at its end) is
-        # not a fragment that came: the last piece stays, and so does the text received.
-        received, piece_at = self.raw, self._piece_at
-        super()._reread(raw if self._kept is None else raw[: self._kept], parser)
-        self._piece_at = piece_at
-        if self._kept is not None:
-            self.raw = received  # (``raw`` was it, or the call's own part of it)
-
-
 def marker(chunk: Mapping[str, Any]) -> str | None:
     """What in a chunk says it comes from a compatible server (a field OpenAI never sends),
     or ``None``."""
@@ -137,7 +86,7 @@ def marker(chunk: Mapping[str, Any]) -> str | None:
 def is_comment(data: str) -> bool:
     """Whether an event's data is an SSE comment a gateway put in a data line (``data: :
     keepalive``): no JSON text begins with a colon."""
-    return _COMMENT.match(data) is not None
+    return not data.startswith("{") and _COMMENT.match(data) is not None
 
 
 # --------------------------------------------------------------------------- arguments objects

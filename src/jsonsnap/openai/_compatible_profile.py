@@ -29,7 +29,8 @@ from .._parse.grammar import WS
 from .._parse.oneshot import loads
 from ..streams import ToolInput
 from ._choice import CallDelta, Choice
-from ._compatible import ChatToolInput, Quirk, value_spans
+from ._compatible import Quirk, value_spans
+from ._tool_input import ChatToolInput
 
 #: The most values glued in one call's arguments that are split into calls (more are left
 #: as they are, ``"invalid"``: a server glues a few parallel calls, not thousands).

@@ -27,9 +27,9 @@ import bisect
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, ClassVar
 
+from .._errors import mypyc_attr
 from .._jsontext import describe
 from .._streams.events import carry_out
-from ..sse import ServerSentEvent
 from ..streams import Accumulator, StreamError, ToolInput, Update
 from ._choice import (
     CallDelta,
@@ -39,13 +39,14 @@ from ._choice import (
     logprobs_step,
     other,
     read_call_delta,
+    role_step,
     take_name,
 )
-from ._compatible import ChatToolInput, Quirk, check_details, is_comment, marker, merge_details
+from ._compatible import Quirk, check_details, is_comment, marker, merge_details
 from ._compatible_profile import CompatibleProfile
+from ._lean import TEXT_FIELDS, lean_piece
+from ._tool_input import ChatToolInput
 
-#: Message fields whose deltas are pieces of text, and whether they are reasoning.
-_TEXT_FIELDS = {"content": False, "refusal": False, "reasoning_content": True, "reasoning": True}
 #: Choice fields with rules of their own (a ``message`` is never taken: the message is built
 #: from the deltas); other fields of a choice (a vendor's content filter results, say) are kept
 #: as their latest value.
@@ -54,6 +55,7 @@ _CHOICE_FIELDS = frozenset({"index", "delta", "logprobs", "finish_reason", "mess
 _COMPLETION_FIELDS = ("id", "created", "model", "system_fingerprint", "service_tier")
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # (users')
 class ChatCompletionAccumulator(Accumulator):
     """Accumulate one Chat Completions stream into ``.completion``.
 
@@ -83,7 +85,7 @@ class ChatCompletionAccumulator(Accumulator):
     def __init__(
         self,
         *,
-        compatible: bool | None = None,
+        compatible: Any = None,  # (Any: checked below, in both builds with our message)
         tools: Any = None,
         output_schema: Any = None,
         repair: Any = False,
@@ -127,18 +129,15 @@ class ChatCompletionAccumulator(Accumulator):
     def _tool(self, index: int, name: str, id: str | None = None) -> ChatToolInput:
         return ChatToolInput(index, name, id, schemas=self.schemas, repair=self._repair)
 
-    def _data_of(self, event: Any) -> Mapping[str, Any] | str | None:
-        if (
-            isinstance(event, ServerSentEvent)
-            and self._profile.mode is not False
-            and is_comment(event.data)
-        ):  # a gateway's keep-alive, as data: nothing to apply (after [DONE] too)
+    def _sse_data(self, event: str, data: str) -> Mapping[str, Any] | str | None:
+        if self._profile.mode is not False and is_comment(data):
+            # a gateway's keep-alive, as data: nothing to apply (after [DONE] too)
             if self._closed:
                 raise StreamError("an event after close()")
             self._profile.turn_on("an SSE comment sent as data (data: : keepalive)")
             self._profile.note(Quirk("comment_data"))
             return None
-        return super()._data_of(event)
+        return super()._sse_data(event, data)
 
     @classmethod
     def looks_like(cls, data: Mapping[str, Any]) -> bool:
@@ -164,24 +163,17 @@ class ChatCompletionAccumulator(Accumulator):
     def tools(self) -> dict[int, ToolInput]:
         """The tool calls of the first choice (index 0), by tool call index."""
         state = self._choices.get(0)
-        return {} if state is None else dict(self._tools_of(state))
+        return {} if state is None else dict(state.tool_items())
 
     def tool_calls(self, choice: int = 0) -> list[ToolInput]:
         """The tool calls of a choice, in index order."""
         state = self._choices.get(choice)
-        return [] if state is None else [tool for _, tool in self._tools_of(state)]
+        return [] if state is None else [tool for _, tool in state.tool_items()]
 
     def function_call(self, choice: int = 0) -> ToolInput | None:
         """The arguments of a choice's legacy ``function_call`` (the ``functions`` API)."""
         state = self._choices.get(choice)
         return None if state is None else state.function
-
-    @staticmethod
-    def _tools_of(state: Choice) -> Iterator[tuple[int, ChatToolInput]]:
-        tools = state.tools
-        for index in state.order:
-            if index in tools:
-                yield index, tools[index]
 
     def _started(self) -> bool:
         return self._seen
@@ -191,11 +183,7 @@ class ChatCompletionAccumulator(Accumulator):
 
     def _tool_blocks(self) -> Iterator[tuple[ToolInput, dict[str, Any] | None]]:
         for choice in self._order:
-            state = self._choices[choice]
-            for index, tool in self._tools_of(state):
-                yield tool, state.calls[index]
-            if state.function is not None:
-                yield state.function, state.message
+            yield from self._choices[choice].tool_blocks()
 
     # -- the stream's end, errors -----------------------------------------------------------
 
@@ -216,7 +204,7 @@ class ChatCompletionAccumulator(Accumulator):
         """The choice is over: its calls' inputs are parsed strictly, one update each."""
         ends: list[tuple[str, int | None, dict[str, Any], ToolInput]] = [
             ("tool_call_done", index, state.calls[index], tool)
-            for index, tool in self._tools_of(state)
+            for index, tool in state.tool_items()
         ]
         if state.function is not None:
             ends.append(("function_call_done", None, state.message, state.function))
@@ -264,6 +252,14 @@ class ChatCompletionAccumulator(Accumulator):
     # -- a chunk: every field checked, then applied -----------------------------------------
 
     def _chunk(self, chunk: Mapping[str, Any]) -> list[Update]:
+        lean = lean_piece(chunk, self._choices)
+        if lean is not None:  # one piece of text or arguments (most chunks): at once
+            state, key, text, call, name = lean
+            self._took(chunk)
+            if call < 0:
+                return [self._append_text(state, key, text)]
+            state.last = call
+            return [self._call_piece(state, call, name, text)]
         choices = chunk.get("choices")
         choices = [] if choices is None else self._fields.array(choices, "choices")
         usage = chunk.get("usage")
@@ -271,22 +267,29 @@ class ChatCompletionAccumulator(Accumulator):
             self._fields.mapping(usage, "the usage")
         finishing: set[int] = set()
         plans = [self._choice(choice, finishing) for choice in choices]
-        reason = None if self._profile.mode is not None else marker(chunk)
         # Nothing below can fail: the chunk is applied whole.
+        self._took(chunk)
+        if usage is not None:
+            self.completion["usage"] = usage
+        updates = carry_out(plans, self._state)
+        if usage is not None:
+            updates.append(Update("usage"))
+        return updates
+
+    def _took(self, chunk: Mapping[str, Any]) -> None:
+        """What every chunk applied does to the stream (nothing here can fail): it has begun,
+        the profile is on if the chunk shows a compatible server, the completion's own fields
+        are the chunk's."""
         self._seen = True
-        if reason is not None:
-            self._profile.turn_on(reason)
+        if self._profile.mode is None:
+            reason = marker(chunk)
+            if reason is not None:
+                self._profile.turn_on(reason)
         completion = self.completion
         for key in _COMPLETION_FIELDS:
             value = chunk.get(key)
             if value is not None:
                 completion[key] = value
-        if usage is not None:
-            completion["usage"] = usage
-        updates = carry_out(plans, self._state)
-        if usage is not None:
-            updates.append(Update("usage"))
-        return updates
 
     def _state(self, index: int) -> Choice:
         state = self._choices.get(index)
@@ -338,25 +341,22 @@ class ChatCompletionAccumulator(Accumulator):
             raise self._after_finish(index, key)
 
         def step(state: Choice) -> list[Update]:
-            message = state.message
-            if not text:
-                if message.get(key) is None:
-                    message[key] = ""
-                return []
-            self._fields.append(message, key, text)
-            return [Update(key, index, message, key, text, thinking=_TEXT_FIELDS[key])]
-
-        return step
-
-    def _role(self, index: int, key: str, value: Any, finished: bool) -> Step:
-        role = self._fields.string(value, "the role")
-
-        def step(state: Choice) -> list[Update]:
-            if state.message.get("role") is None:  # set once
-                state.message["role"] = role
+            if text:
+                return [self._append_text(state, key, text)]
+            if state.message.get(key) is None:
+                state.message[key] = ""
             return []
 
         return step
+
+    def _append_text(self, state: Choice, key: str, text: str) -> Update:
+        message = state.message
+        self._fields.append(message, key, text)
+        index = state.choice["index"]
+        return Update(key, index, message, key, text, thinking=TEXT_FIELDS[key])
+
+    def _role(self, index: int, key: str, value: Any, finished: bool) -> Step:
+        return role_step(self._fields.string(value, "the role"))
 
     def _finish(self, state: Choice, index: int, reason: str) -> list[Update]:
         state.choice["finish_reason"] = reason
@@ -375,16 +375,6 @@ class ChatCompletionAccumulator(Accumulator):
             raise self._after_finish(index, "a tool call")
         return lambda state: [self._tool_call(state, delta) for delta in deltas]
 
-    def _call_index(self, state: Choice, delta: CallDelta) -> int:
-        if delta.index is not None:
-            return delta.index
-        if delta.id is not None:
-            if delta.id in state.ids:
-                return state.ids[delta.id]
-            if not delta.empty:
-                return state.order[-1] + 1 if state.order else 0  # a new call
-        return state.order[-1] if state.order else 0  # more of the last call
-
     def _tool_call(self, state: Choice, delta: CallDelta) -> Update:
         profile = self._profile
         if delta.whole:
@@ -393,7 +383,7 @@ class ChatCompletionAccumulator(Accumulator):
         if profile.on:
             index, reused = profile.call_index(state, delta)
         else:
-            index = self._call_index(state, delta)
+            index = state.call_index(delta)
         entry = state.calls.get(index)
         if entry is None:
             entry = self._new_call(state, index, delta.type or "function")
@@ -416,9 +406,7 @@ class ChatCompletionAccumulator(Accumulator):
             state.ids[delta.id] = index
         kind = state.kinds[index]
         if kind == "function":
-            tool = state.tools[index]
-            tool.id = entry["id"]
-            return self._function("tool_call", index, entry, tool, delta.name, delta.arguments)
+            return self._call_piece(state, index, delta.name, delta.arguments)
         if kind == "custom":
             part = entry["custom"]
             take_name(part, delta.name)
@@ -427,6 +415,13 @@ class ChatCompletionAccumulator(Accumulator):
             return Update("tool_call", index, entry, "input", custom_input=delta.input)
         entry.update((k, v) for k, v in delta.call.items() if k not in ("index", "id", "type"))
         return Update("tool_call", index, entry)  # a type this version does not know: as it came
+
+    def _call_piece(self, state: Choice, index: int, name: str | None, text: str) -> Update:
+        """A function call's name and a piece of its arguments."""
+        entry = state.calls[index]
+        tool = state.tools[index]
+        tool.id = entry["id"]
+        return self._function("tool_call", index, entry, tool, name, text)
 
     def _new_call(self, state: Choice, index: int, kind: str) -> dict[str, Any]:
         return state.add_call(index, kind, self._tool(index, "") if kind == "function" else None)
@@ -487,14 +482,18 @@ class ChatCompletionAccumulator(Accumulator):
 
         return step
 
-    _HANDLERS: ClassVar[Mapping[str, Callable[..., list[Update]]]] = {
-        "chunk": _chunk,
-        "error": _error_payload,
-    }
-    _FIELDS: ClassVar[Mapping[str, Callable[..., Step]]] = {
-        **dict.fromkeys(_TEXT_FIELDS, _text),
-        "role": _role,
-        "tool_calls": _tool_calls,
-        "function_call": _function_call,
-        "reasoning_details": _reasoning_details,
-    }
+    _FIELDS: ClassVar[Mapping[str, Callable[..., Step]]]
+
+
+# The tables, set once the class exists (a compiled class body cannot name its methods).
+ChatCompletionAccumulator._HANDLERS = {
+    "chunk": ChatCompletionAccumulator._chunk,
+    "error": ChatCompletionAccumulator._error_payload,
+}
+ChatCompletionAccumulator._FIELDS = {
+    **dict.fromkeys(TEXT_FIELDS, ChatCompletionAccumulator._text),
+    "role": ChatCompletionAccumulator._role,
+    "tool_calls": ChatCompletionAccumulator._tool_calls,
+    "function_call": ChatCompletionAccumulator._function_call,
+    "reasoning_details": ChatCompletionAccumulator._reasoning_details,
+}

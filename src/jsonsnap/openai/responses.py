@@ -19,9 +19,10 @@ their functions' ``parameters`` and the ``output_text`` of a structured output i
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any, ClassVar
+from collections.abc import Mapping
+from typing import Any
 
+from .._errors import mypyc_attr
 from ..streams import Accumulator, StreamError, Update
 
 #: The events that announce a part of an item, or repeat it whole at its end: the item's list
@@ -49,6 +50,7 @@ _TEXT_DONE = {
 }
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # (users')
 class ResponseAccumulator(Accumulator):
     """Accumulate one Responses API stream into ``.response``.
 
@@ -268,21 +270,23 @@ class ResponseAccumulator(Accumulator):
         self._fields.append(item, "input", text)
         return [Update(self._kind, index, item, "input", custom_input=text)]
 
-    _HANDLERS: ClassVar[Mapping[str, Callable[..., list[Update]]]] = {
-        **dict.fromkeys(_OPENERS - {"error"}, _progress),
-        "response.completed": _final,
-        "response.incomplete": _final,
-        "response.failed": _failed,
-        "error": _error_event,
-        "response.output_item.added": _item_added,
-        "response.output_item.done": _item_done,
-        **dict.fromkeys(_PART_EVENTS, _part_event),
-        **dict.fromkeys(_TEXT_DELTAS, _text_delta),
-        **dict.fromkeys(_TEXT_DONE, _text_done),
-        "response.output_text.annotation.added": _annotation,
-        "response.function_call_arguments.delta": _arguments_delta,
-        "response.mcp_call_arguments.delta": _arguments_delta,
-        "response.function_call_arguments.done": _arguments_done,
-        "response.mcp_call_arguments.done": _arguments_done,
-        "response.custom_tool_call_input.delta": _custom_delta,
-    }
+
+# The tables, set once the class exists (a compiled class body cannot name its methods).
+ResponseAccumulator._HANDLERS = {
+    **dict.fromkeys(ResponseAccumulator._OPENERS - {"error"}, ResponseAccumulator._progress),
+    "response.completed": ResponseAccumulator._final,
+    "response.incomplete": ResponseAccumulator._final,
+    "response.failed": ResponseAccumulator._failed,
+    "error": ResponseAccumulator._error_event,
+    "response.output_item.added": ResponseAccumulator._item_added,
+    "response.output_item.done": ResponseAccumulator._item_done,
+    **dict.fromkeys(_PART_EVENTS, ResponseAccumulator._part_event),
+    **dict.fromkeys(_TEXT_DELTAS, ResponseAccumulator._text_delta),
+    **dict.fromkeys(_TEXT_DONE, ResponseAccumulator._text_done),
+    "response.output_text.annotation.added": ResponseAccumulator._annotation,
+    "response.function_call_arguments.delta": ResponseAccumulator._arguments_delta,
+    "response.mcp_call_arguments.delta": ResponseAccumulator._arguments_delta,
+    "response.function_call_arguments.done": ResponseAccumulator._arguments_done,
+    "response.mcp_call_arguments.done": ResponseAccumulator._arguments_done,
+    "response.custom_tool_call_input.delta": ResponseAccumulator._custom_delta,
+}

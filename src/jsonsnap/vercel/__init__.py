@@ -95,5 +95,5 @@ for _public in (
     UIMessageAccumulator, UIMessageEncoder, aui_message_stream, finish_reason_of, sse,
     ui_message_stream,
 ):  # fmt: skip
-    _public.__module__ = __name__
+    setattr(_public, "__module__", __name__)  # noqa: B010 (a compiled class too)
 del _public

@@ -9,10 +9,11 @@ client writes a new message (``_shown()``) brings in the ``step-start`` parts he
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any, ClassVar
+from collections.abc import Mapping
+from typing import Any
 
 from .. import JSONDecodeError, loads
+from .._errors import mypyc_attr
 from .._jsontext import NOTHING, describe
 from .._streams.surrogates import HeldHalves
 from ..streams import Accumulator, StreamError, ToolInput, Update
@@ -29,6 +30,7 @@ from ._parts import (
 from ._protocol import CHUNK_TYPES
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # (users')
 class UIMessageAccumulator(Accumulator):
     """Accumulate one UI message stream into ``.message`` (see :mod:`jsonsnap.vercel`).
 
@@ -458,29 +460,31 @@ class UIMessageAccumulator(Accumulator):
         parts.append(part)
         return [Update(kind, len(parts) - 1, part)]
 
-    _HANDLERS: ClassVar[Mapping[str, Callable[..., list[Update]]]] = {
-        "start": _start,
-        "finish": _finish,
-        "abort": _abort,
-        "error": _error_chunk,
-        "message-metadata": _message_metadata,
-        "start-step": _start_step,
-        "finish-step": _finish_step,
-        "text-start": _open,
-        "reasoning-start": _open,
-        "text-delta": _grow_text,
-        "reasoning-delta": _grow_text,
-        "text-end": _close_text,
-        "reasoning-end": _close_text,
-        "tool-input-start": _tool_input_start,
-        "tool-input-delta": _tool_input_delta,
-        "tool-input-available": _tool_input_available,
-        "tool-input-error": _tool_input_error,
-        "tool-output-available": _tool_output,
-        "tool-output-error": _tool_output,
-        "source-url": _attached,
-        "source-document": _attached,
-        "file": _attached,
-        "data-*": _data_part,
-    }
-    _OPENERS = frozenset(_HANDLERS)
+
+# The tables, set once the class exists (a compiled class body cannot name its methods).
+UIMessageAccumulator._HANDLERS = {
+    "start": UIMessageAccumulator._start,
+    "finish": UIMessageAccumulator._finish,
+    "abort": UIMessageAccumulator._abort,
+    "error": UIMessageAccumulator._error_chunk,
+    "message-metadata": UIMessageAccumulator._message_metadata,
+    "start-step": UIMessageAccumulator._start_step,
+    "finish-step": UIMessageAccumulator._finish_step,
+    "text-start": UIMessageAccumulator._open,
+    "reasoning-start": UIMessageAccumulator._open,
+    "text-delta": UIMessageAccumulator._grow_text,
+    "reasoning-delta": UIMessageAccumulator._grow_text,
+    "text-end": UIMessageAccumulator._close_text,
+    "reasoning-end": UIMessageAccumulator._close_text,
+    "tool-input-start": UIMessageAccumulator._tool_input_start,
+    "tool-input-delta": UIMessageAccumulator._tool_input_delta,
+    "tool-input-available": UIMessageAccumulator._tool_input_available,
+    "tool-input-error": UIMessageAccumulator._tool_input_error,
+    "tool-output-available": UIMessageAccumulator._tool_output,
+    "tool-output-error": UIMessageAccumulator._tool_output,
+    "source-url": UIMessageAccumulator._attached,
+    "source-document": UIMessageAccumulator._attached,
+    "file": UIMessageAccumulator._attached,
+    "data-*": UIMessageAccumulator._data_part,
+}
+UIMessageAccumulator._OPENERS = frozenset(UIMessageAccumulator._HANDLERS)

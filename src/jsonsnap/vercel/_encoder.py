@@ -97,7 +97,7 @@ class UIMessageEncoder:
             start = {"type": "tool-input-start", "toolCallId": call.id, "toolName": call.name}
             out.append(self._executed(start, call))
             text, piece = tool.raw, update.fragment
-            if piece and "\ud800" <= piece[-1] <= "\udbff" and not text.endswith(piece[-1]):
+            if piece and 0xD800 <= ord(piece[-1]) <= 0xDBFF and not text.endswith(piece[-1]):
                 text += piece[-1]  # the half of a pair the accumulator holds back for now
             if text:
                 out.append(self._delta(call, text))

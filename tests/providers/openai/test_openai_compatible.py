@@ -28,7 +28,8 @@ from jsonsnap.openai import (
     ToolInputError,
     Update,
 )
-from jsonsnap.openai._compatible import QUIRKS, ChatToolInput, Quirk, dump_arguments, value_spans
+from jsonsnap.openai._compatible import QUIRKS, Quirk, dump_arguments, value_spans
+from jsonsnap.openai._tool_input import ChatToolInput
 from jsonsnap.sse import ServerSentEvent
 from recordings import assert_same_json, cut, error_state, random_pieces, ways
 from values import grows
@@ -448,9 +449,9 @@ def tool_chunk(*calls: dict[str, Any]) -> dict[str, Any]:
 
 def test_compatible_takes_true_false_or_none() -> None:
     with pytest.raises(TypeError, match="compatible= takes True, False, or None"):
-        ChatCompletionAccumulator(compatible="yes")  # type: ignore[arg-type]
+        ChatCompletionAccumulator(compatible="yes")
     with pytest.raises(TypeError):
-        ChatCompletionAccumulator(compatible=1)  # type: ignore[arg-type]
+        ChatCompletionAccumulator(compatible=1)
     assert not ChatCompletionAccumulator().compatible
     assert ChatCompletionAccumulator(compatible=True).compatible
 
