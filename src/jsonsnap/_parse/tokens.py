@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import dataclasses
 import sys
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from .._errors import JSONDecodeError
+from .chars import plain_end, scalar
 from .fast import FastPaths, LongStrings, escaped_run
 from .grammar import (
     AFTER,
@@ -57,13 +58,13 @@ __all__ = ["PROVISIONAL_LIMIT", "SHORT_NUMBER", "Tokens"]
 
 #: An unfinished number at most this long is held in the tail, and read again with the next
 #: fragment; a longer one is read incrementally (the NUMBER state).
-SHORT_NUMBER = 24
+SHORT_NUMBER: Final = 24
 #: Unfinished numbers longer than this are not shown by ``partial_numbers`` (Python refuses
 #: ints of more digits by default, and converting the text again at every fragment must
 #: stay cheap).
-PROVISIONAL_LIMIT = 4300
+PROVISIONAL_LIMIT: Final = 4300
 #: Larger than any input: a threshold that is never reached.
-BEYOND = 1 << 62
+BEYOND: Final = 1 << 62
 
 
 class Tokens:
@@ -192,8 +193,25 @@ class Tokens:
 
     # ------------------------------------------------------------------ literals
 
+    def _whole_value(self, buf: str, pos: int, end: int) -> int:
+        """``chars``: the whole number or literal at ``pos``, when it is the value of a member
+        whose key came before it (the members fast path reads the others), read as the members
+        fast path reads its values; where it ends, or 0 when it is not there whole."""
+        stack = self.tree.stack
+        if not stack or type(stack[-1]) is not dict:
+            return 0
+        value, stop = scalar(buf, pos, end, 125, self.to_int, self.to_float)  # 125: }
+        if stop < 0:
+            return 0
+        self.at = self.offset + pos
+        self.tree.scalar(value)
+        self.state = AFTER
+        return stop
+
     def _literal(self, buf: str, pos: int, end: int) -> int:
         """``true``, ``false``, ``null`` (or, with ``allow_nan``, the NaN family) at ``pos``."""
+        if self.fast.chars and (stop := self._whole_value(buf, pos, end)):
+            return stop
         c = buf[pos]
         name = LITERALS.get(c)
         if name is None:
@@ -226,8 +244,10 @@ class Tokens:
     # ------------------------------------------------------------------ numbers
 
     def _number_start(self, buf: str, pos: int, end: int) -> int:
+        if self.fast.chars and (stop := self._whole_value(buf, pos, end)):
+            return stop
         m = NUMBER_RE.match(buf, pos)
-        j = m.end()  # type: ignore[union-attr]
+        j: int = m.end()  # type: ignore[union-attr]
         if j == end and not self.final:
             # Cut by the end of the fragment. A short number is held in the tail and read
             # again with the next fragment (in one match, often); a long one is read on
@@ -251,10 +271,10 @@ class Tokens:
         """NUMBER: more of a number cut by the end of the last fragment. Only the new
         characters are looked at: they are matched after a short text that puts the number
         grammar where the cut fell."""
-        reach = NUMBER_CHARS_RE.match(buf, pos).end()  # type: ignore[union-attr]
+        reach: int = NUMBER_CHARS_RE.match(buf, pos).end()  # type: ignore[union-attr]
         context = NUMBER_CONTEXT[self.number_cut]
         m = NUMBER_RE.match(context + buf[pos:reach])
-        j = pos + m.end() - len(context)  # type: ignore[union-attr]
+        j: int = pos + m.end() - len(context)  # type: ignore[union-attr]
         if j > pos:
             grow(self.number, 0, buf[pos:j])
         if j == end and not self.final:
@@ -335,8 +355,12 @@ class Tokens:
         half)."""
         tree = self.tree
         fast = self.fast
+        chars = fast.chars
         while True:
-            j = PLAIN_RE.match(buf, pos).end()  # type: ignore[union-attr]
+            if chars:  # noqa: SIM108 - (the regex's line needs its type comment)
+                j = plain_end(buf, pos, end)
+            else:
+                j = PLAIN_RE.match(buf, pos).end()  # type: ignore[union-attr]
             if j < end and buf[j] == "\\":
                 if end - j > self.long_min:
                     long = self.long

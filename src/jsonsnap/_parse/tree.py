@@ -216,12 +216,15 @@ class Tree:
     def append(self, text: str) -> None:
         """Decoded text for the open string."""
         holder = self.slot
-        if holder is None:
-            holder = self.pending
-            key: Any = 0
-        else:
-            self.version += 1
-            key = self.slot_key
+        if holder is None:  # a key (or a hidden string): grow(), written out for a list of str
+            pending = self.pending
+            kept = pending[0]
+            pending[0] = ""
+            kept += text
+            pending[0] = kept
+            return
+        self.version += 1
+        key = self.slot_key
         # grow(), written out: this runs for every piece of every string.
         s: str = holder[key]
         holder[key] = None

@@ -101,10 +101,11 @@ class SchemaSide:
 
     def fast_paths(self, fast: FastPaths) -> FastPaths:
         """The fast paths a checked parser takes: all but the C scanner (which builds a whole
-        container at once, so that no part of it has a place in the input)."""
-        if self.checker is None or fast.scan_min is None:
+        container at once, so that no part of it has a place in the input), with elements
+        and members read by regex (the checker reads their places from the match)."""
+        if self.checker is None or (fast.scan_min is None and not fast.chars):
             return fast
-        return dataclasses.replace(fast, scan_min=None)
+        return dataclasses.replace(fast, scan_min=None, chars=False)
 
     def reading(self, auto: Automaton) -> None:
         """``auto`` reads into the checked tree (the parser made it, or made it again)."""
