@@ -24,7 +24,7 @@ from typing import Any, Final
 from .grammar import AFTER, KEY, LITERAL_VALUES, PLAIN_RE, VALUE
 from .tree import Tree
 
-__all__ = ["COMPILED", "DECLINED", "elements", "members", "plain_end"]
+__all__ = ["COMPILED", "DECLINED", "elements", "members", "plain_end", "scalar"]
 
 #: Plain string content read a character at a time before ``PLAIN_RE`` takes over.
 SHORT_RUN: Final = 32
@@ -133,15 +133,30 @@ def scalar(
             return buf[i + 1 : k], k + 1
         return None, -1
     if c == 116 or c == 102 or c == 110:  # t f n
-        size = 5 if c == 102 else 4
-        word = buf[i : i + size]
-        if word in LITERAL_VALUES:
-            return LITERAL_VALUES[word], i + size
-        return None, -1
+        return _literal(buf, i, end)
     j, real = number_end(buf, i, end, closer)
     if j < 0:
         return None, -1
-    return (to_float if real else to_int)(buf[i:j]), j
+    text = buf[i:j]
+    # int() and float() called directly where they are the converters (the compiled build then
+    # converts without a call through Python; both read the same text the same way)
+    if real:
+        return (float(text) if to_float is float else to_float(text)), j
+    return (int(text) if to_int is int else to_int(text)), j
+
+
+def _literal(buf: str, i: int, end: int) -> tuple[Any, int]:
+    """The literal at ``buf[i]`` (a ``t``, ``f`` or ``n``) and where it ends, or
+    ``(None, -1)``."""
+    c = ord(buf[i])
+    word = "true" if c == 116 else "false" if c == 102 else "null"
+    size = len(word)
+    if end - i < size:
+        return None, -1
+    for k in range(1, size):
+        if ord(buf[i + k]) != ord(word[k]):
+            return None, -1
+    return LITERAL_VALUES[word], i + size
 
 
 def _after(buf: str, j: int, end: int) -> tuple[int, bool]:

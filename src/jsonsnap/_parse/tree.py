@@ -80,9 +80,10 @@ def grow(holder: Any, key: Any, text: str) -> None:
 
     CPython appends to a ``str`` without copying when the string holds the only reference to
     itself; the slot is emptied for the duration of ``s += text`` so that it does. Everything
-    that grows a string goes through here, but for two copies of these four lines where a
-    call would cost too much: :meth:`Tree.append` (every piece of every string) and the lane in
-    ``Parser.feed`` (every character of a long string fed a character at a time).
+    that grows a string goes through here, but for copies of these four lines where a call
+    would cost too much: :meth:`Tree.append` (every piece of every string, and of every key,
+    which grows in a list of its own) and the lane in ``Parser.feed`` (every character of a
+    long string fed a character at a time).
     """
     s: str = holder[key]  # (typed: a compiled build then appends in place)
     holder[key] = None
