@@ -19,9 +19,11 @@ from hypothesis import strategies as st
 import jsonsnap
 from chunking import chunkings
 from effort import examples
+from jsonsnap._parse.automaton import Automaton
 from jsonsnap._parse.chars import COMPILED, members, plain_end, scalar
 from jsonsnap._parse.fast import DEFAULT, GENERAL, FastPaths
 from jsonsnap._parse.grammar import AFTER, ELEMENT_RE, KEY, MEMBER_RE, PLAIN_RE, VALUE
+from jsonsnap._parse.options import Options
 from jsonsnap._parse.tree import Tree
 from values import diff
 
@@ -202,17 +204,22 @@ def test_plain_end_is_plain_re(text: str, start: int) -> None:
     assert plain_end(text, start, len(text)) == expected
 
 
+def _reader() -> Automaton:
+    """An automaton whose tree has an object open."""
+    tree = Tree()
+    tree.open({})
+    return Automaton(tree, CHARS, Options())
+
+
 def test_members_stop_where_the_member_loop_stops() -> None:
-    tree = Tree()
-    tree.open({})
+    auto = _reader()
     buf = '"a": 1, "b": "x", "c": [1], "d": 2'
-    assert members(buf, 0, len(buf), tree, int, float) == (buf.index("["), VALUE)
-    assert tree.stack[-1] == {"a": 1, "b": "x"} and tree.keys[-1] == "c"
-    tree = Tree()
-    tree.open({})
-    assert members('"a": 1, "b', 0, 10, tree, int, float) == (8, KEY)
-    assert members('"a": true}', 0, 10, tree, int, float) == (9, AFTER)
-    assert members('"a" 1', 0, 5, tree, int, float)[1] == -1
+    assert members(buf, 0, len(buf), auto) == (buf.index("["), VALUE)
+    assert auto.tree.stack[-1] == {"a": 1, "b": "x"} and auto.tree.keys[-1] == "c"
+    auto = _reader()
+    assert members('"a": 1, "b', 0, 10, auto) == (8, KEY)
+    assert members('"a": true}', 0, 10, auto) == (9, AFTER)
+    assert members('"a" 1', 0, 5, auto)[1] == -1
 
 
 def test_chars_is_on_by_default_in_the_compiled_build_only() -> None:

@@ -250,7 +250,7 @@ class Automaton(Tokens):
         stack = tree.stack
         if stack and type(stack[-1]) is list:
             if self.chars and c in SCALAR_STARTS and self.elements:
-                stop, state = elements(buf, pos, end, tree, self.to_int, self.to_float)
+                stop, state = elements(buf, pos, end, self)
                 if state != DECLINED:
                     self.state = state
                     return stop
@@ -332,7 +332,7 @@ class Automaton(Tokens):
         if c == '"':
             tree = self.tree
             if self.chars and self.members:
-                stop, state = members(buf, pos, end, tree, self.to_int, self.to_float)
+                stop, state = members(buf, pos, end, self)
                 if state != DECLINED:
                     self.state = state
                     return stop

@@ -19,10 +19,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from types import FunctionType
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from .grammar import AFTER, KEY, LITERAL_VALUES, PLAIN_RE, VALUE
-from .tree import Tree
+
+if TYPE_CHECKING:
+    from .tokens import Tokens
 
 __all__ = ["COMPILED", "DECLINED", "elements", "members", "plain_end", "scalar"]
 
@@ -168,18 +170,15 @@ def _after(buf: str, j: int, end: int) -> tuple[int, bool]:
     return j, False
 
 
-def members(
-    buf: str,
-    pos: int,
-    end: int,
-    tree: Tree,
-    to_int: Callable[[str], Any],
-    to_float: Callable[[str], Any],
-) -> tuple[int, int]:
-    """Read whole members from ``buf[pos]`` (a quote), member after member, as the loop of
-    ``MEMBER_RE`` matches in ``Automaton._key`` does. Return where reading stopped and the
-    state there: ``KEY`` or ``AFTER`` after a member, ``VALUE`` after a key and its colon
-    whose value is not there whole; ``(pos, DECLINED)`` when not even that is there."""
+def members(buf: str, pos: int, end: int, auto: Tokens) -> tuple[int, int]:
+    """Read whole members from ``buf[pos]`` (a quote) into ``auto``'s tree, member after
+    member, as the loop of ``MEMBER_RE`` matches in ``Automaton._key`` does. Return where
+    reading stopped and the state there: ``KEY`` or ``AFTER`` after a member, ``VALUE`` after
+    a key and its colon whose value is not there whole; ``(pos, DECLINED)`` when not even that
+    is there."""
+    tree = auto.tree
+    to_int = auto.to_int
+    to_float = auto.to_float
     state = DECLINED
     while True:
         k = plain_end(buf, pos + 1, end)
@@ -206,18 +205,15 @@ def members(
             return pos, state
 
 
-def elements(
-    buf: str,
-    pos: int,
-    end: int,
-    tree: Tree,
-    to_int: Callable[[str], Any],
-    to_float: Callable[[str], Any],
-) -> tuple[int, int]:
-    """Read whole scalar elements of the open array from ``buf[pos]``, element after element,
-    as the loop of ``ELEMENT_RE`` matches in ``Automaton._value`` does. Return where reading
-    stopped and the state there (``VALUE`` after a comma, ``AFTER`` after an element without
-    one), or ``(pos, DECLINED)`` when no element is there whole."""
+def elements(buf: str, pos: int, end: int, auto: Tokens) -> tuple[int, int]:
+    """Read whole scalar elements of the open array from ``buf[pos]`` into ``auto``'s tree,
+    element after element, as the loop of ``ELEMENT_RE`` matches in ``Automaton._value``
+    does. Return where reading stopped and the state there (``VALUE`` after a comma,
+    ``AFTER`` after an element without one), or ``(pos, DECLINED)`` when no element is there
+    whole."""
+    tree = auto.tree
+    to_int = auto.to_int
+    to_float = auto.to_float
     state = DECLINED
     while pos < end:
         value, stop = scalar(buf, pos, end, _RIGHT_BRACKET, to_int, to_float)
