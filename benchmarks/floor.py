@@ -1,6 +1,7 @@
 """What the simplest pure-Python code costs on the benchmark's workloads, next to jsonsnap.
 
     .venv/bin/python benchmarks/floor.py        # after `python3 dev.py bench` installed jiter
+    .venv/bin/python benchmarks/floor.py --compiled build/compiled   # and the compiled build
 
 A parser that keeps its state between fragments and is driven as the benchmark drives every
 parser (``feed(fragment)`` then ``snapshot()`` for each fragment) pays at least the first of
@@ -14,7 +15,12 @@ these, whatever it does inside:
    least a tokenizer that reads one token per match does);
 4. **values**: the same loop building the value as well (a stack of lists and dicts, numbers
    converted, strings decoded by the standard library's C scanner): a minimal non-incremental
-   parser in Python, with no fragments, snapshots or error positions.
+   parser in Python, with no fragments, snapshots or error positions;
+5. **empty feeds**: jsonsnap's own ``feed("")`` then ``snapshot()`` per fragment, the thinnest
+   feed of the build measured (its call and the checks every call makes: open, not busy, no
+   string being appended to), which no fragment can cost less than. With ``--compiled DIR`` the
+   table is printed again for the compiled build in ``DIR``, measured in a worker process: the
+   floor of the compiled build is its empty feed, the calls into compiled methods from Python.
 
 The floors print as multiples of one ``json.loads`` of the whole document, measured in the same
 run, beside jsonsnap's own time and, for the small tool call, jiter re-parsing the buffer after
@@ -25,8 +31,11 @@ reads several tokens in one match where it can).
 
 from __future__ import annotations
 
+import argparse
 import json
+import os
 import re
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -104,6 +113,12 @@ def drive(make: Callable[[], Any], fragments: tuple[str, ...]) -> Callable[[], N
             snapshot()
 
     return run
+
+
+def empty_feeds(fragments: tuple[str, ...]) -> Callable[[], None]:
+    """jsonsnap's thinnest feed: ``feed("")`` and ``snapshot()`` once per fragment."""
+    blanks = ("",) * len(fragments)
+    return drive(jsonsnap.Parser, blanks)
 
 
 def tokens(text: str) -> Callable[[], int]:
@@ -196,41 +211,68 @@ def jiter_run(fragments: tuple[str, ...]) -> Callable[[], None] | None:
 
 def main() -> None:
     require_build()
+    cli = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    cli.add_argument("--compiled", metavar="DIR", help="also measure the compiled build in DIR")
+    args = cli.parse_args()
+    table()
+    if args.compiled:
+        # The same script in a worker process that imports the compiled build.
+        env = {
+            **os.environ,
+            "PYTHONPATH": str(Path(args.compiled).resolve()),
+            "JSONSNAP_EXPECT_BUILD": "compiled",
+        }
+        sys.stdout.flush()
+        subprocess.run([sys.executable, __file__], env=env, check=True)
+
+
+def measure(workload: workloads.Workload) -> dict[str, Any]:
+    """The floors of one workload, and jsonsnap's time (seconds), with ``json.loads``'s."""
+    text, fragments = workload.text, workload.fragments
+    calls = best(drive(Empty, fragments))
+    token_run = tokens(text)
+    build = values(text)
+    assert build() == json.loads(text), workload.name
+    jiter = jiter_run(fragments) if workload.group == "A" else None
+    return {
+        "fragments": len(fragments),
+        "tokens": token_run(),
+        "loads": best(lambda: json.loads(text)),
+        "jsonsnap": best(drive(jsonsnap.Parser, fragments)),
+        "empty": best(empty_feeds(fragments)),
+        "calls": calls,
+        "tokens floor": calls + best(token_run),
+        "values floor": calls + best(build),
+        "lane": best(drive(Lane, fragments)) if workload.group == "F" else None,
+        "jiter": best(jiter) if jiter is not None else None,
+    }
+
+
+def table() -> None:
+    """Measure the floors on the build imported here and print them as a table."""
     chosen = {"A tool call", "C 20,000", "D deep 500", "E escapes 100 KB", "F 1-char 100 KB"}
-    rows = []
-    for workload in workloads.build():
-        if workload.name not in chosen:
-            continue
-        text, fragments = workload.text, workload.fragments
-        loads = best(lambda text=text: json.loads(text))  # type: ignore[misc]
-        ours = best(drive(jsonsnap.Parser, fragments))
-        calls = best(drive(Empty, fragments))
-        token_run = tokens(text)
-        count = token_run()
-        floor = calls + best(token_run)
-        build = values(text)
-        assert build() == json.loads(text), workload.name
-        built = calls + best(build)
-        lane = best(drive(Lane, fragments)) if workload.group == "F" else None
-        jiter = jiter_run(fragments) if workload.group == "A" else None
-        jiter_time = best(jiter) if jiter is not None else None
-        rows.append(
-            (workload, len(fragments), count, loads, ours, calls, floor, built, lane, jiter_time)
-        )
-    print(f"Python {sys.version.split()[0]}; times are the best of repeated runs\n")
+    rows = [(w.name, measure(w)) for w in workloads.build() if w.name in chosen]
     print(
-        "| workload | fragments | tokens | json.loads | jsonsnap | calls floor "
-        "| calls + tokens floor | calls + values floor | lane floor | jiter-trailing |"
+        f"Python {sys.version.split()[0]}, jsonsnap's {jsonsnap.__build__} build; times are the "
+        "best of repeated runs\n"
     )
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for workload, frags, count, loads, ours, calls, floor, built, lane, jiter_time in rows:
+    print(
+        "| workload | fragments | tokens | json.loads | jsonsnap | empty feeds "
+        "| jsonsnap / empty feeds | calls floor | calls + tokens floor | calls + values floor "
+        "| lane floor | jiter-trailing |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for name, row in rows:
+        loads = row["loads"]
 
         def x(t: float | None, loads: float = loads) -> str:
             return "" if t is None else f"{t * 1e3:.3f} ms ({t / loads:.1f}x)"
 
         print(
-            f"| {workload.name} | {frags:,} | {count:,} | {loads * 1e3:.3f} ms | {x(ours)} "
-            f"| {x(calls)} | {x(floor)} | {x(built)} | {x(lane)} | {x(jiter_time)} |"
+            f"| {name} | {row['fragments']:,} | {row['tokens']:,} | {loads * 1e3:.3f} ms "
+            f"| {x(row['jsonsnap'])} | {x(row['empty'])} | {row['jsonsnap'] / row['empty']:.1f}x "
+            f"| {x(row['calls'])} | {x(row['tokens floor'])} | {x(row['values floor'])} "
+            f"| {x(row['lane'])} | {x(row['jiter'])} |"
         )
 
 

@@ -15,7 +15,16 @@ ALONE: dict[str, FastPaths] = {
     "long strings": replace(GENERAL, long_string=0, window=3),
     "scanner": replace(GENERAL, scan_min=0),
     "plain tree": replace(GENERAL, plain_tree=True),
+    # (chars changes how elements and members are read: it is tried with them)
+    "chars": replace(GENERAL, elements=True, members=True, chars=True),
 }
 #: Every fast path taken as often as it can be.
 EAGER = replace(DEFAULT, long_string=0, window=3, scan_min=0)
-CONFIGS: dict[str, FastPaths] = {**ALONE, "all": DEFAULT, "eager": EAGER}
+#: All of them, reading elements and members the way the other build does by default.
+OTHER_BUILD = replace(DEFAULT, chars=not DEFAULT.chars)
+CONFIGS: dict[str, FastPaths] = {
+    **ALONE,
+    "all": DEFAULT,
+    "eager": EAGER,
+    "all, the other build's way": OTHER_BUILD,
+}

@@ -20,6 +20,8 @@ The parts
 ``tolerant``   the automaton that reads on where strict JSON ends, recording each repair
 ``fast``       the fast paths: the same grammar read in bigger steps (runs, whole members,
                the C scanner, the lane)
+``chars``      whole members and elements read a character at a time (the compiled build's
+               way: the ``chars`` fast path)
 ``tree``       the value being built: the only code that changes it
 ``watched``    the tree with hooks, a depth limit and an observer; and the one that asks a
                checker first

@@ -37,6 +37,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from .._errors import JSONDecodeError, SchemaError
+from .chars import DECLINED, elements, members
 from .fast import FastPaths, LongStrings, Scanner
 from .grammar import (
     AFTER,
@@ -75,6 +76,7 @@ class Automaton(Tokens):
     """Reads JSON text, fragment by fragment, into a builder (see the module docstring)."""
 
     __slots__ = (
+        "chars",
         "collected",
         "elements",
         "index",
@@ -113,6 +115,7 @@ class Automaton(Tokens):
         self.vet = None
         self.elements = fast.elements
         self.members = fast.members
+        self.chars = fast.chars
         self.state = self.first
         self.closer = '"'
         self.tail = ""
@@ -234,11 +237,10 @@ class Automaton(Tokens):
     # ------------------------------------------------------------------ the states
 
     def _value(self, buf: str, pos: int, end: int) -> int:
-        """VALUE and ARRAY_START: a value (or ``]`` just after ``[``).
-
-        With the ``elements`` fast path, whole scalar elements of the open array are read one
-        after the other, with their commas, in one regex match each (written out here: a call
-        per element would cost a tenth of the time on arrays of records)."""
+        """VALUE and ARRAY_START: a value (or ``]`` just after ``[``). With the ``elements``
+        fast path, whole scalar elements of the open array one after the other, with their
+        commas, in one regex match each (written out here: a call per element costs a tenth of
+        the time on arrays of records), or a character at a time (``chars``)."""
         c = buf[pos]
         if c in WS:
             pos = skip_ws(buf, pos, end)
@@ -248,7 +250,12 @@ class Automaton(Tokens):
         tree = self.tree
         stack = tree.stack
         if stack and type(stack[-1]) is list:
-            if c in SCALAR_STARTS and self.elements:
+            if self.chars and c in SCALAR_STARTS and self.elements:
+                stop, state = elements(buf, pos, end, self)
+                if state != DECLINED:
+                    self.state = state
+                    return stop
+            elif c in SCALAR_STARTS and self.elements:
                 to_int = self.to_int
                 to_float = self.to_float
                 while (m := ELEMENT_RE.match(buf, pos)) is not None:
@@ -314,8 +321,8 @@ class Automaton(Tokens):
         """OBJECT_START and KEY: a key (or ``}`` just after ``{``).
 
         With the ``members`` fast path, a plain key and its colon, with the whole scalar value
-        and its comma when they are there, are read in one regex match, member after member
-        (written out here, as the elements are in ``_value``)."""
+        and its comma when they are there, are read in one regex match (or a character at a
+        time, ``chars``), member after member (written out here, as in ``_value``)."""
         c = buf[pos]
         if c in WS:
             pos = skip_ws(buf, pos, end)
@@ -324,7 +331,12 @@ class Automaton(Tokens):
             c = buf[pos]
         if c == '"':
             tree = self.tree
-            if self.members:
+            if self.chars and self.members:
+                stop, state = members(buf, pos, end, self)
+                if state != DECLINED:
+                    self.state = state
+                    return stop
+            elif self.members:
                 to_int = self.to_int
                 to_float = self.to_float
                 while (m := MEMBER_RE.match(buf, pos)) is not None:

@@ -26,6 +26,9 @@ another in tests), never module state.
                     standard library's C scanner (:class:`Scanner`); or ``None``
 ``plain_tree``      a parser without hooks, depth limit or observer builds with the plain
                     :class:`~jsonsnap._parse.tree.Tree` (otherwise the watched one, as if it had)
+``chars``           ``elements`` and ``members`` (and the plain runs in strings) read a
+                    character at a time instead of by regex (``chars``; on by default in the
+                    compiled build, where that is the faster)
 ==================  ==========================================================================
 """
 
@@ -37,6 +40,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
+from .chars import COMPILED
 from .grammar import (
     RUN_RE,
     SIMPLE_ESCAPES,
@@ -76,6 +80,7 @@ class FastPaths:
     #: which expects an unfinished document, says no: the offer would only scan it twice).
     scan_top: bool = True
     plain_tree: bool = True
+    chars: bool = COMPILED
 
 
 DEFAULT: Final = FastPaths()
@@ -88,6 +93,7 @@ GENERAL: Final = FastPaths(
     long_string=None,
     scan_min=None,
     plain_tree=False,
+    chars=False,
 )
 
 
@@ -113,7 +119,7 @@ def escaped_run(
     follows: what comes next may make it half of a pair, or be an error reported at its own
     place.
     """
-    j = RUN_RE.match(buf, pos).end()  # type: ignore[union-attr]
+    j: int = RUN_RE.match(buf, pos).end()  # type: ignore[union-attr]
     if (j == end or buf[j] != '"') and high_surrogate_ends(buf, start, j):
         j -= 6
     if j > start:

@@ -272,7 +272,7 @@ RUN_RE: Final = re.compile(
 )
 #: The standard library's string decoder (C when available): content after an opening quote
 #: up to the closing one -> (decoded text, position after the quote).
-scanstring: Callable[[str, int, bool], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
+scanstring: Final[Callable[[str, int, bool], tuple[str, int]]] = json.decoder.scanstring  # type: ignore[attr-defined]
 
 
 def skip_ws(buf: str, pos: int, end: int) -> int:

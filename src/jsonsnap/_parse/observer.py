@@ -22,9 +22,12 @@ marker, ``jsonsnap._jsontext.NOTHING``); it builds and reads no value.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any, Final, Protocol
 
-from .._jsontext import NOTHING
+from .._jsontext import NOTHING as _NOTHING
+
+#: Bound here as a constant: the compiled build reads it as one (not from the module's dict).
+NOTHING: Final[Any] = _NOTHING
 
 __all__ = [
     "NOTHING",

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from .._errors import JSONDecodeError, ParserStateError, SchemaError
 from .._jsontext import describe
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Parser"]
 
-_ERRORS = (JSONDecodeError, SchemaError)
+_ERRORS: Final = (JSONDecodeError, SchemaError)
 
 
 class Parser:

@@ -18,9 +18,10 @@ from __future__ import annotations
 import dataclasses
 import sys
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from .._errors import JSONDecodeError
+from .chars import plain_end, whole_value
 from .fast import FastPaths, LongStrings, escaped_run
 from .grammar import (
     AFTER,
@@ -58,13 +59,13 @@ __all__ = ["PROVISIONAL_LIMIT", "SHORT_NUMBER", "Tokens"]
 
 #: An unfinished number at most this long is held in the tail, and read again with the next
 #: fragment; a longer one is read incrementally (the NUMBER state).
-SHORT_NUMBER = 24
+SHORT_NUMBER: Final = 24
 #: Unfinished numbers longer than this are not shown by ``partial_numbers`` (Python refuses
 #: ints of more digits by default, and converting the text again at every fragment must
 #: stay cheap).
-PROVISIONAL_LIMIT = 4300
+PROVISIONAL_LIMIT: Final = 4300
 #: Larger than any input: a threshold that is never reached.
-BEYOND = 1 << 62
+BEYOND: Final = 1 << 62
 #: The last fast paths a string was read exactly with and those taken then (see
 #: ``Tokens.read_exactly``; compared by identity, which costs less than a dataclass's hash).
 _exact: tuple[FastPaths, FastPaths] | None = None
@@ -214,6 +215,8 @@ class Tokens:
 
     def _literal(self, buf: str, pos: int, end: int) -> int:
         """``true``, ``false``, ``null`` (or, with ``allow_nan``, the NaN family) at ``pos``."""
+        if self.fast.chars and (stop := whole_value(self, buf, pos, end)):
+            return stop
         c = buf[pos]
         name = LITERALS.get(c)
         if name is None:
@@ -246,8 +249,10 @@ class Tokens:
     # ------------------------------------------------------------------ numbers
 
     def _number_start(self, buf: str, pos: int, end: int) -> int:
+        if self.fast.chars and (stop := whole_value(self, buf, pos, end)):
+            return stop
         m = NUMBER_RE.match(buf, pos)
-        j = m.end()  # type: ignore[union-attr]
+        j: int = m.end()  # type: ignore[union-attr]
         if j == end and not self.final:
             # Cut by the end of the fragment. A short number is held in the tail and read
             # again with the next fragment (in one match, often); a long one is read on
@@ -271,10 +276,10 @@ class Tokens:
         """NUMBER: more of a number cut by the end of the last fragment. Only the new
         characters are looked at: they are matched after a short text that puts the number
         grammar where the cut fell."""
-        reach = NUMBER_CHARS_RE.match(buf, pos).end()  # type: ignore[union-attr]
+        reach: int = NUMBER_CHARS_RE.match(buf, pos).end()  # type: ignore[union-attr]
         context = NUMBER_CONTEXT[self.number_cut]
         m = NUMBER_RE.match(context + buf[pos:reach])
-        j = pos + m.end() - len(context)  # type: ignore[union-attr]
+        j: int = pos + m.end() - len(context)  # type: ignore[union-attr]
         if j > pos:
             grow(self.number, 0, buf[pos:j])
         if j == end and not self.final:
@@ -355,8 +360,12 @@ class Tokens:
         half)."""
         tree = self.tree
         runs = self.fast.runs
+        chars = self.fast.chars
         while True:
-            j = PLAIN_RE.match(buf, pos).end()  # type: ignore[union-attr]
+            if chars:  # noqa: SIM108 - (the regex's line needs its type comment)
+                j = plain_end(buf, pos, end)
+            else:
+                j = PLAIN_RE.match(buf, pos).end()  # type: ignore[union-attr]
             if j < end and buf[j] == "\\":
                 if end - j > self.long_min:
                     long = self.long

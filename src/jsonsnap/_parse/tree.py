@@ -80,9 +80,10 @@ def grow(holder: Any, key: Any, text: str) -> None:
 
     CPython appends to a ``str`` without copying when the string holds the only reference to
     itself; the slot is emptied for the duration of ``s += text`` so that it does. Everything
-    that grows a string goes through here, but for two copies of these four lines where a
-    call would cost too much: :meth:`Tree.append` (every piece of every string) and the lane in
-    ``Parser.feed`` (every character of a long string fed a character at a time).
+    that grows a string goes through here, but for copies of these four lines where a call
+    would cost too much: :meth:`Tree.append` (every piece of every string, and of every key,
+    which grows in a list of its own) and the lane in ``Parser.feed`` (every character of a
+    long string fed a character at a time).
     """
     s: str = holder[key]  # (typed: a compiled build then appends in place)
     holder[key] = None
@@ -216,12 +217,15 @@ class Tree:
     def append(self, text: str) -> None:
         """Decoded text for the open string."""
         holder = self.slot
-        if holder is None:
-            holder = self.pending
-            key: Any = 0
-        else:
-            self.version += 1
-            key = self.slot_key
+        if holder is None:  # a key (or a hidden string): grow(), written out for a list of str
+            pending = self.pending
+            kept = pending[0]
+            pending[0] = ""
+            kept += text
+            pending[0] = kept
+            return
+        self.version += 1
+        key = self.slot_key
         # grow(), written out: this runs for every piece of every string.
         s: str = holder[key]
         holder[key] = None

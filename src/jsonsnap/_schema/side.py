@@ -105,13 +105,14 @@ class SchemaSide:
 
     def fast_paths(self, fast: FastPaths) -> FastPaths:
         """The fast paths a checked parser takes: all but the C scanner (which builds a whole
-        container at once, so that no part of it has a place in the input)."""
-        if self.checker is None or fast.scan_min is None:
+        container at once, so that no part of it has a place in the input), with elements
+        and members read by regex (the checker reads their places from the match)."""
+        if self.checker is None or (fast.scan_min is None and not fast.chars):
             return fast
         global _checked
         pair = _checked  # (read once: another thread may set it)
         if pair is None or pair[0] is not fast:  # (made once, not once per parser)
-            pair = _checked = fast, dataclasses.replace(fast, scan_min=None)
+            pair = _checked = fast, dataclasses.replace(fast, scan_min=None, chars=False)
         return pair[1]
 
     def reading(self, auto: Automaton) -> None:
