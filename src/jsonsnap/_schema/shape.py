@@ -326,28 +326,17 @@ def derive(shape: Shape) -> Shape:
             )
         except TypeError:  # a value that is not hashable: compared one by one
             shape.enum_keys = None
+    shape.inner = _inner(shape)
     shape.own = (
         shape.never
         or shape.types != ANY_TYPE
-        or shape.enum is not None
         or shape.exact
         or any(
             x is not None
             for x in (shape.minimum, shape.maximum, shape.xmin, shape.xmax, shape.multiple)
         )
-        or bool(shape.prefix)
-        or shape.items is not None
-        or shape.min_items is not None
-        or shape.max_items is not None
-        or shape.unique
-        or bool(shape.props)
-        or bool(shape.required)
-        or additional is not None
-        or bool(shape.patterns)
-        or shape.min_props is not None
-        or shape.max_props is not None
+        or shape.inner
     )
-    shape.inner = _inner(shape)
     shape.keyed = (
         shape.closed is not None
         or shape.max_props is not None
