@@ -357,6 +357,11 @@ class Accumulator:
             return self._sse_data(event.event, event.data)
         if isinstance(event, str) and event.strip() == DONE:
             return DONE
+        return self._sdk_data(event)
+
+    def _sdk_data(self, event: Any) -> Mapping[str, Any] | None:
+        """An SDK's event object (anything that is no mapping, server-sent event or marker) as
+        a mapping of our own, or ``None`` for an SDK helper event."""
         kind = getattr(event, "type", None)
         if isinstance(kind, str) and not isinstance(event, CHUNK_TYPES):
             if kind in self._SDK_HELPERS:

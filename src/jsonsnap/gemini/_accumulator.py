@@ -109,9 +109,9 @@ class GenerateContentAccumulator(Accumulator):
     def _kind_of(self, data: Mapping[str, Any]) -> str:
         return "chunk" if data.get("error") is None else "error"
 
-    def _data_of(self, event: Any) -> Mapping[str, Any] | str | None:
+    def _sdk_data(self, event: Any) -> Mapping[str, Any] | None:
         data = response_data(event)
-        return super()._data_of(event) if data is None else data
+        return super()._sdk_data(event) if data is None else data
 
     # -- the stream's errors ------------------------------------------------------------------
 
