@@ -27,8 +27,7 @@ async def aupdates(
     async for pairs, events in _aevents(acc, items, decoder, seen):
         for event in events:
             if pairs:
-                data = acc._sse_data(*event)
-                updates = [] if data is None else acc._apply(data)
+                updates = acc._sse_updates(*event)
             else:
                 updates = acc.feed(event)
             for update in updates:
