@@ -26,10 +26,7 @@ async def aupdates(
     """What ``acc.aupdates()`` yields: ``Accumulator.updates()`` of an async body."""
     async for pairs, events in _aevents(acc, items, decoder, seen):
         for event in events:
-            if pairs:
-                updates = acc._sse_updates(*event)
-            else:
-                updates = acc.feed(event)
+            updates = acc._sse_updates(*event) if pairs else acc.feed(event)
             for update in updates:
                 yield update
     for update in acc._ended(seen):
