@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from json.decoder import scanstring
 from json.scanner import make_scanner
 from typing import Any, Final, NoReturn
 
@@ -65,6 +66,22 @@ def loads_envelope(text: str) -> Any:
         return loads(text)  # our error, with our message; or the value ours takes
     if end != len(text) and text[end:].strip(_WHITESPACE):
         return loads(text)  # (the error of the text after the value)
+    return value
+
+
+def string_at(text: str, start: int, end: str) -> str | None:
+    """The JSON string whose text begins after the quote at ``text[start - 1]`` and which the
+    rest of ``text``, ``end``, follows at once; ``None`` if the text there is not that (no
+    closing quote, an escape or control character JSON refuses, other text after it). For the
+    hot forms of events (``Accumulator._hot``): the one string of an event whose envelope is
+    known, read by the standard library's C reader of strings, as its decoder reads it (a lone
+    surrogate escape comes out as the lone surrogate)."""
+    try:
+        value, after = scanstring(text, start, True)
+    except ValueError:  # (json.JSONDecodeError)
+        return None
+    if len(text) - after != len(end) or not text.endswith(end):
+        return None
     return value
 
 
