@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from json.decoder import scanstring
 from json.scanner import make_scanner
 from typing import Any, Final, NoReturn
 
@@ -47,6 +46,10 @@ _STRICT: Final = json.JSONDecoder(parse_constant=_constant)
 _SCAN: Final[Callable[[str, int], tuple[Any, int]]] = make_scanner(_STRICT)  # type: ignore[arg-type]
 #: JSON's whitespace (which is all ``JSONDecoder.decode()`` skips around a value).
 _WHITESPACE: Final = " \t\n\r"
+#: The standard library's reader of a string's text (its C one), as its decoder calls it:
+#: ``scanstring(text, start, strict)`` is the string after the quote at ``text[start - 1]``,
+#: and where it ends.
+_SCANSTRING: Final[Callable[[str, int, bool], tuple[str, int]]] = json.decoder.scanstring  # type: ignore[attr-defined]
 
 
 def loads_envelope(text: str) -> Any:
@@ -77,7 +80,7 @@ def string_at(text: str, start: int, end: str) -> str | None:
     known, read by the standard library's C reader of strings, as its decoder reads it (a lone
     surrogate escape comes out as the lone surrogate)."""
     try:
-        value, after = scanstring(text, start, True)
+        value, after = _SCANSTRING(text, start, True)
     except ValueError:  # (json.JSONDecodeError)
         return None
     if len(text) - after != len(end) or not text.endswith(end):
