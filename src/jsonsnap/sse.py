@@ -41,6 +41,8 @@ _LINE_END = re.compile(r"[\r\n]")
 _RETRY_DIGITS = 15
 #: What ``errors=`` takes: what to do with bytes that are not UTF-8.
 _ERRORS = ("replace", "strict")
+#: The C decoder of UTF-8 (what an incremental decoder calls): ``(text, bytes used)``.
+_utf_8_decode = codecs.utf_8_decode
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,11 +74,12 @@ class SSEDecoder:
         "_after_cr",
         "_bom_checked",
         "_data",
-        "_decoder",
+        "_errors",
         "_event",
         "_last_id",
         "_line",
         "_retry",
+        "_undecoded",
         "retry",
     )
 
@@ -86,7 +89,8 @@ class SSEDecoder:
         if errors not in _ERRORS:
             wrong = ValueError if isinstance(errors, str) else TypeError
             raise wrong(f"errors is 'replace' or 'strict', not {describe(errors)}")
-        self._decoder = codecs.getincrementaldecoder("utf-8")(errors)
+        self._errors: str = errors
+        self._undecoded = b""  # the bytes of a character split across chunks
         self._line: list[str] = []
         self._after_cr = False
         self._bom_checked = False
@@ -110,14 +114,41 @@ class SSEDecoder:
         """:meth:`feed` for a reader of the events' types and data only (the accumulators):
         each event as ``(type, data)``, with no :class:`ServerSentEvent` made. The decoder's
         state (the last event ID, ``retry``) is kept as :meth:`feed` keeps it."""
-        return self._read(self._text(chunk), True)  # type: ignore[return-value]
+        text = self._decode(chunk, False) if type(chunk) is bytes else self._text(chunk)
+        if self._data or self._line or self._event or self._after_cr or not self._bom_checked:
+            return self._read(text, True)  # type: ignore[return-value]
+        # Nothing held before the chunk: if it is one whole event of the commonest form (an
+        # event: line, one data: line, the blank line; no CR), its pair is read here, as
+        # _read() would read it (which reads anything else).
+        end = len(text) - 2
+        if end < 5 or not text.endswith("\n\n") or "\r" in text:
+            return self._read(text, True)  # type: ignore[return-value]
+        kind = "message"
+        at = 0
+        if text.startswith("event:"):
+            at = text.find("\n") + 1
+            kind = text[7 if text.startswith(" ", 6) else 6 : at - 1] or kind
+        if not text.startswith("data:", at) or text.find("\n", at, end) >= 0:
+            return self._read(text, True)  # type: ignore[return-value]
+        self._retry = None  # (what a dispatch does)
+        return [(kind, text[at + 6 if text.startswith(" ", at + 5) else at + 5 : end])]
 
     def _text(self, chunk: bytes | bytearray | memoryview | str) -> str:
         if isinstance(chunk, str):
             return chunk
         if isinstance(chunk, (bytes, bytearray, memoryview)):
-            return self._decoder.decode(chunk)
+            return self._decode(chunk, False)
         raise TypeError(f"SSEDecoder.feed() takes bytes or str, not {describe(chunk)}")
+
+    def _decode(self, chunk: bytes | bytearray | memoryview, final: bool) -> str:
+        """The text of the next bytes, as an incremental UTF-8 decoder gives it (the bytes of
+        a character they end inside are held for the next chunk), with no decoder object in
+        between."""
+        held = self._undecoded
+        data = held + chunk if held else chunk
+        text, used = _utf_8_decode(data, self._errors, final)
+        self._undecoded = bytes(data[used:]) if used != len(data) else b""
+        return text
 
     def close(self) -> list[ServerSentEvent]:
         """End of the stream: an unterminated last line and an undispatched event are dropped,
@@ -128,7 +159,7 @@ class SSEDecoder:
 
     def _close(self, pairs: bool) -> list[ServerSentEvent] | list[tuple[str, str]]:
         """:meth:`close`, its events as :meth:`_pairs` gives them when ``pairs``."""
-        events = self._read(self._decoder.decode(b"", True), pairs)
+        events = self._read(self._decode(b"", True), pairs)
         self._line.clear()
         self._after_cr = False
         self._event = ""

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Mapping
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, Final, NoReturn, TypeVar
 
 from .._errors import StreamError, caused, mypyc_attr
 from .._jsontext import copy_data, describe
@@ -31,6 +31,8 @@ from .tool_input import StructuredOutput, ToolInput, ToolSchemas
 from .update import Update
 
 A = TypeVar("A", bound="Accumulator")
+#: What a body's iterator gives when it has no more items (no item is this object).
+_END: Final = object()
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)  # (every protocol's, and users')
@@ -262,17 +264,45 @@ class Accumulator:
         decoder = self._body_decoder()
         seen = BodyHead()
 
-        def run() -> Iterator[Update]:
-            for pairs, events in self._events(items, decoder, seen):
-                if pairs:  # (type, data) of server-sent events, decoded and applied at once
-                    for kind, text in events:
-                        yield from self._sse_updates(kind, text)
-                else:
-                    for event in events:
-                        yield from self.feed(event)
-            yield from self._ended(seen)
+        return self._body_updates(items, decoder, seen)
 
-        return run()
+    def _body_updates(
+        self, items: Iterable[Any], decoder: BodyDecoder, seen: BodyHead
+    ) -> Iterator[Update]:
+        """What :meth:`updates` yields: the events of each item of a body (a chunk decoded, or
+        an event) applied, then the decoder's last ones, and the end. Taking an item and
+        decoding it is what may fail as the body itself fails (its iterable or its decoder
+        raises): the stream is then ended first (:meth:`_body_failed`); an event's own error is
+        ``feed()``'s, and leaves the stream open, as ``feed()`` does. (One generator, with
+        nothing between it and the body: it runs for every event.)"""
+        sse = self._pairs_of(decoder)
+        events: list[Any]
+        try:
+            iterator = iter(items)
+        except BaseException as exc:
+            self._body_failed(exc, seen)
+        ended = False
+        while not ended:
+            try:
+                item = next(iterator, _END)
+                if sse is not None and type(item) is bytes:  # (the commonest item)
+                    seen.see(item)
+                    pairs, events = True, sse._pairs(item)
+                elif item is not _END:
+                    pairs, events = self._item_events(item, decoder, sse, seen)
+                else:  # the body is over: the decoder's last events
+                    ended = seen.ended = True
+                    pairs = sse is not None
+                    events = [*(sse._close(True) if sse is not None else decoder.close())]
+            except BaseException as exc:
+                self._body_failed(exc, seen)
+            if pairs:  # (type, data) of server-sent events, decoded and applied at once
+                for kind, text in events:
+                    yield from self._sse_updates(kind, text)
+            else:
+                for event in events:
+                    yield from self.feed(event)
+        yield from self._ended(seen)
 
     def aupdates(
         self, body: bytes | str | AsyncIterable[Any] | Iterable[Any]
@@ -281,22 +311,6 @@ class Accumulator:
         synchronous one is taken too."""
         items = body if isinstance(body, AsyncIterable) else as_async(body_items(body, "aupdates"))
         return aupdates(self, items, self._body_decoder(), BodyHead())
-
-    def _events(
-        self, items: Iterable[Any], decoder: BodyDecoder, seen: BodyHead
-    ) -> Iterator[tuple[bool, list[Any]]]:
-        """The events of each item of a body (a chunk decoded, or an event), then the
-        decoder's last ones, each list with whether it holds the ``(type, data)`` pairs of
-        server-sent events (:meth:`_pairs_of`) rather than events for :meth:`feed`. When the
-        body itself fails (its iterable or its decoder raises), the stream is ended first
-        (:meth:`_failing`); an event's own error is ``feed()``'s, and leaves the stream open,
-        as ``feed()`` does."""
-        sse = self._pairs_of(decoder)
-        with self._failing(seen):
-            for item in items:
-                yield self._item_events(item, decoder, sse, seen)
-            seen.ended = True
-            yield (True, sse._close(True)) if sse is not None else (False, decoder.close())
 
     def _item_events(
         self, item: Any, decoder: BodyDecoder, sse: SSEDecoder | None, seen: BodyHead
@@ -330,26 +344,31 @@ class Accumulator:
 
     @contextlib.contextmanager
     def _failing(self, seen: BodyHead) -> Iterator[None]:
-        """Reading a body: if it raises (its iterable, as boto3's does for an exception event,
-        or its decoder), close the stream, so that a tool input cut short is
+        """Reading a body: if it raises, :meth:`_body_failed` (what an async body's loop reads its
+        items in; a synchronous body's, :meth:`_body_updates`, calls it itself)."""
+        try:
+            yield
+        except BaseException as exc:
+            self._body_failed(exc, seen)
+
+    def _body_failed(self, exc: BaseException, seen: BodyHead) -> NoReturn:
+        """Reading a body, it raised ``exc`` (its iterable, as boto3's does for an exception
+        event, or its decoder): close the stream, so that a tool input cut short is
         ``"incomplete"``, not ``"streaming"`` for ever, and let the exception go on; but a
         decoder's error before any event, in a body that is plainly something else (a JSON
         reply, a page), is replaced by what the body is. (A caller that stops reading,
         ``GeneratorExit``, has not ended the stream.)"""
-        try:
-            yield
-        except GeneratorExit:
-            raise
-        except BaseException as exc:
-            if self.events:
-                self.close()
-                raise
-            said = self._nothing = seen.refusal(self._STREAM_REQUEST)
-            with contextlib.suppress(StreamError):  # (no event: the error that stops it says more)
-                self.close()
-            if isinstance(exc, StreamError) and seen.kind() != "text":
-                raise caused(StreamError(said), exc)  # noqa: B904 (linked by caused())
-            raise
+        if isinstance(exc, GeneratorExit):
+            raise exc
+        if self.events:
+            self.close()
+            raise exc
+        said = self._nothing = seen.refusal(self._STREAM_REQUEST)
+        with contextlib.suppress(StreamError):  # (no event: the error that stops it says more)
+            self.close()
+        if isinstance(exc, StreamError) and seen.kind() != "text":
+            raise caused(StreamError(said), exc)
+        raise exc
 
     def read(self: A, body: bytes | str | Iterable[Any]) -> A:
         """Read a whole body (as :meth:`updates` takes it) and close the stream; returns the

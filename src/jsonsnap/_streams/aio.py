@@ -36,7 +36,7 @@ async def aupdates(
 async def _aevents(
     acc: Accumulator, items: AsyncIterable[Any], decoder: BodyDecoder, seen: BodyHead
 ) -> AsyncIterator[tuple[bool, list[Any]]]:
-    """``Accumulator._events()`` of an async body."""
+    """The events of each item of an async body, as ``Accumulator._body_updates()`` takes them."""
     sse = acc._pairs_of(decoder)
     with acc._failing(seen):
         async for item in items:

@@ -1,0 +1,374 @@
+"""Anthropic's hot events (``MessageAccumulator._hot``) against the general way they stand for.
+
+A body's commonest event, a content block's delta as the API sends it, is read from its data
+text in one look instead of being decoded whole and dispatched. Each body here is read twice,
+by the accumulator and by one whose ``_hot`` always declines (so every event goes the general
+way), and the two must agree on everything: each update as it comes (its block, tool input and
+snapshot at that moment), the error that stops a body, and the state after it (the message, the
+tool inputs, the count of events). The bodies: every Anthropic recording, cut anywhere, and
+hand-made events at the edges of the hot form.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from chunking import chunkings, random_splits
+from jsonsnap.anthropic import MessageAccumulator
+from jsonsnap.streams import StreamError, ToolInput, Update
+from recordings import all_fixtures, fixture_id
+
+FIXTURES = [path for protocol, path in all_fixtures() if protocol == "anthropic"]
+SCHEMAS = Path(__file__).parents[2] / "fixtures" / "anthropic" / "schemas"
+
+
+class Cold(MessageAccumulator):
+    """Every event the general way (an interpreted subclass: on either build)."""
+
+    def _hot(self, text: str) -> list[Update] | None:
+        return None
+
+
+class Counted(MessageAccumulator):
+    """The accumulator, counting the events its hot form took."""
+
+    hot = 0
+
+    def _hot(self, text: str) -> list[Update] | None:
+        updates = super()._hot(text)
+        if updates is not None:
+            type(self).hot += 1
+        return updates
+
+
+def tool_seen(tool: ToolInput | None) -> Any:
+    if tool is None:
+        return None
+    err = tool.error
+    return (
+        tool.index,
+        tool.name,
+        tool.id,
+        tool.raw,
+        tool.status,
+        repr(tool.snapshot),
+        None if err is None else (err.msg, err.pos),
+        [repr(v) for v in tool.violations],
+    )
+
+
+def update_seen(update: Update) -> Any:
+    """An update as it comes: its fields, with the block and tool input as they are now."""
+    structured = update.structured
+    return (
+        update.event,
+        update.index,
+        repr(update.block),
+        update.delta,
+        update.text,
+        tool_seen(update.tool),
+        update.thinking,
+        update.fragment,
+        update.changed,
+        update.custom_input,
+        [repr(v) for v in update.violations],
+        None if structured is None else (structured.raw, structured.status),
+        repr(update.snapshot),
+    )
+
+
+def outcome(acc: MessageAccumulator, pieces: Iterable[bytes | str]) -> Any:
+    """What reading a body does: the updates as they come, the error, the state after."""
+    seen = []
+    error = None
+    try:
+        for update in acc.updates(pieces):
+            seen.append(update_seen(update))  # noqa: PERF401 (as they come: a body may fail)
+    except StreamError as exc:
+        error = str(exc)
+    structured = acc.structured
+    return (
+        seen,
+        error,
+        repr(acc.message),
+        acc.events,
+        acc.done,
+        acc.closed,
+        [tool_seen(tool) for tool in acc.tool_calls()],
+        None if structured is None else (structured.raw, structured.status),
+    )
+
+
+def same_both_ways(
+    body: bytes, cuts: Iterable[tuple[str, Sequence[bytes]]] = (), **options: Any
+) -> int:
+    """The body read hot and cold agree, whole and at every cut; how many events the hot form
+    took of the whole body."""
+    expected = outcome(Cold(**options), [body])
+    Counted.hot = 0
+    assert outcome(Counted(**options), [body]) == expected
+    hot = Counted.hot
+    for label, pieces in cuts:
+        assert outcome(Counted(**options), pieces) == expected, label
+    return hot
+
+
+def request_options(path: Path) -> dict[str, Any]:
+    """The request's tools and output format, for a recording that has its request."""
+    request = SCHEMAS / f"{path.stem}.request.json"
+    if not request.exists():
+        return {}
+    sent = json.loads(request.read_text())
+    options: dict[str, Any] = {}
+    if "tools" in sent:
+        options["tools"] = sent["tools"]
+    if "output_format" in sent:
+        options["output_schema"] = sent["output_format"]
+    return options
+
+
+def fixture_cuts(body: bytes) -> Iterator[tuple[str, Sequence[bytes]]]:
+    yield "whole", [body]
+    rng = random.Random(len(body))
+    for round_ in range(4):
+        yield f"random#{round_}", random_splits(body, rng, max_piece=rng.choice((1, 7, 64)))
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=[fixture_id(path) for path in FIXTURES])
+@pytest.mark.parametrize("repair", [False, True])
+def test_every_recording_reads_the_same_hot_and_cold(path: Path, repair: bool) -> None:
+    body = path.read_bytes()
+    options = {**request_options(path), "repair": repair}
+    same_both_ways(body, fixture_cuts(body), **options)
+
+
+def test_the_recordings_take_the_hot_form() -> None:
+    """(So that the test above tests something: most deltas of a real stream are hot.)"""
+    hot = deltas = 0
+    for path in FIXTURES:
+        body = path.read_bytes()
+        hot += same_both_ways(body)
+        deltas += body.count(b'data: {"type":"content_block_delta"')
+    assert hot > 0.9 * deltas > 100
+
+
+# --------------------------------------------------------------------------- edge events
+
+START = json.dumps(
+    {
+        "type": "message_start",
+        "message": {"id": "m", "type": "message", "role": "assistant", "content": [], "usage": {}},
+    },
+    separators=(",", ":"),
+)
+BLOCKS = [
+    '{"type":"content_block_start","index":0,"content_block":'
+    '{"type":"tool_use","id":"t","name":"get_weather","input":{}}}',
+    '{"type":"content_block_start","index":1,"content_block":{"type":"text","text":""}}',
+    '{"type":"content_block_start","index":2,"content_block":{"type":"thinking","thinking":""}}',
+    '{"type":"content_block_start","index":3,"content_block":{"type":"text","text":""}}',
+    '{"type":"content_block_stop","index":3}',
+    '{"type":"content_block_start","index":4,"content_block":{"type":"text","text":5}}',
+]
+END = ['{"type":"content_block_stop","index":0}', '{"type":"message_stop"}']
+
+
+def json_delta(index: str, raw: str) -> str:
+    """The hot form of an ``input_json_delta``, its string's JSON text ``raw`` as written."""
+    return (
+        f'{{"type":"content_block_delta","index":{index},'
+        f'"delta":{{"type":"input_json_delta","partial_json":"{raw}"}}}}'
+    )
+
+
+def text_delta(index: str, raw: str, key: str = "text") -> str:
+    return (
+        f'{{"type":"content_block_delta","index":{index},'
+        f'"delta":{{"type":"{key}_delta","{key}":"{raw}"}}}}'
+    )
+
+
+def body_of(events: Iterable[str], head: Iterable[str] = (START, *BLOCKS)) -> bytes:
+    return "".join(f"event: e\ndata: {data}\n\n" for data in [*head, *events]).encode()
+
+
+WEATHER = {
+    "name": "get_weather",
+    "input_schema": {
+        "type": "object",
+        "properties": {"location": {"type": "string"}, "unit": {"enum": ["c", "f"]}},
+        "required": ["location"],
+    },
+}
+
+EDGES: dict[str, list[str]] = {
+    "plain": [json_delta("0", '{\\"location\\": \\"Os'), json_delta("0", 'lo\\"}'), *END],
+    "escapes": [
+        json_delta("0", '{\\"location\\": \\"a\\\\nb\\\\\\"c\\\\\\\\d\\\\u00e9'),
+        json_delta("0", '\\u00e9 \\n \\" \\\\ \\/ \\b\\f\\r\\t\\u0000\\"}'),
+        text_delta("1", 'a\\nb\\"c\\\\d\\u00e9\\/'),
+        *END,
+    ],
+    "a pair cut between deltas": [
+        text_delta("1", "x\\ud83d"),
+        text_delta("1", "\\ude00y"),
+        text_delta("2", "\\ud83d", "thinking"),
+        text_delta("2", "\\ude00", "thinking"),
+        json_delta("0", '{\\"location\\": \\"\\ud83d'),
+        json_delta("0", '\\ude00\\"}'),
+        *END,
+    ],
+    "a lone half, then other text": [
+        text_delta("1", "\\ud83d"),
+        text_delta("1", "b"),
+        text_delta("1", "\\ude00"),
+        json_delta("0", '{\\"location\\": \\"\\ud83d'),
+        *END,
+    ],
+    "a half held at the end": [text_delta("1", "x\\ud83d"), json_delta("0", "\\ud83d"), *END],
+    "a raw control character": [text_delta("1", "a\x01b"), *END],
+    "a raw control character in the input": [json_delta("0", "{\x1f"), *END],
+    "a raw tab": [text_delta("1", "a\tb"), *END],
+    "an unknown escape": [text_delta("1", "a\\xb"), *END],
+    "a truncated escape": [text_delta("1", "a\\u12"), *END],
+    "no closing quote": [
+        '{"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"a'
+    ],
+    "a leading zero": [text_delta("01", "a"), *END],
+    "zero": [text_delta("0", "a"), *END],
+    "a huge index": [text_delta("9" * 30, "a"), *END],
+    "an index of ten digits": [text_delta("1000000000", "a"), *END],
+    "a negative index": [text_delta("-1", "a"), *END],
+    "a fractional index": [text_delta("1.0", "a"), *END],
+    "an exponent index": [text_delta("1e0", "a"), *END],
+    "an index past the blocks": [text_delta("5", "a"), *END],
+    "a block whose text is not a string": [text_delta("4", "a"), *END],
+    "a block whose thinking is not a string": [text_delta("4", "a", "thinking"), *END],
+    "an index in other digits": [text_delta("\u0661", "a"), *END],
+    "no index": [text_delta("", "a"), *END],
+    "a stopped block": [text_delta("3", "a"), *END],
+    "a text block given JSON": [json_delta("1", "{"), *END],
+    "a tool block given text": [text_delta("0", "a"), json_delta("0", "{}"), *END],
+    "a thinking block given text": [text_delta("2", "a"), *END],
+    "a text block given thinking": [text_delta("1", "a", "thinking"), *END],
+    "after its block's stop": [json_delta("0", "{}"), END[0], json_delta("0", " ")],
+    "after message_stop": [json_delta("0", "{}"), *END, json_delta("0", " ")],
+    "after message_stop, its block open": [
+        text_delta("1", "a"),
+        END[1],
+        text_delta("1", "b"),
+        json_delta("0", "{}"),
+    ],
+    "extra keys": [
+        '{"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"a","x":1}}',
+        '{"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"b"},"x":1}',
+        *END,
+    ],
+    "a key given twice": [
+        '{"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"a","text":"b"}}',
+        *END,
+    ],
+    "other key orders": [
+        '{"index":1,"type":"content_block_delta","delta":{"type":"text_delta","text":"a"}}',
+        '{"type":"content_block_delta","delta":{"type":"text_delta","text":"b"},"index":1}',
+        '{"type":"content_block_delta","index":1,"delta":{"text":"c","type":"text_delta"}}',
+        *END,
+    ],
+    "spaces": [
+        '{"type": "content_block_delta", "index": 1, "delta": {"type": "text_delta", "text": "a"}}',
+        '{"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"b"}} ',
+        ' {"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"c"}}',
+        '{"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"d"} }',
+        *END,
+    ],
+    "text after the event": [
+        '{"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"a"}}}',
+        '{"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"a"}}x',
+        '{"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"a"}',
+        *END,
+    ],
+    "a delta that is not a string": [
+        '{"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":null}}',
+        *END,
+    ],
+    "a long string of brackets": [
+        json_delta("0", '{\\"location\\": \\"' + "[{" * 300 + "\\ud83d"),
+        json_delta("0", "\\ude00" + "]}" * 300 + '\\"}'),
+        text_delta("1", "[" * 500 + "\\udc00"),
+        *END,
+    ],
+    "invalid tool JSON": [json_delta("0", "{x"), json_delta("0", "}"), *END],
+    "the unit out of its enum": [
+        json_delta("0", '{\\"location\\": \\"Oslo\\", \\"unit\\": \\"k'),
+        json_delta("0", '\\"}'),
+        *END,
+    ],
+    "a repairable input": [json_delta("0", "{location: 'Oslo',"), *END],
+}
+
+
+@pytest.mark.parametrize("events", EDGES.values(), ids=EDGES.keys())
+@pytest.mark.parametrize(
+    "options", [{}, {"tools": [WEATHER]}, {"repair": True}], ids=["plain", "tools", "repair"]
+)
+def test_an_edge_event_reads_the_same_hot_and_cold(
+    events: list[str], options: dict[str, Any]
+) -> None:
+    body = body_of(events)
+    cuts = [(label, list(pieces)) for label, pieces in chunkings(body, rounds=3)]
+    same_both_ways(body, cuts, **options)
+
+
+def test_the_edge_bodies_take_the_hot_form_where_they_can() -> None:
+    """(So that the test above tests something: the plain deltas are hot, the others not.)"""
+    assert same_both_ways(body_of(EDGES["plain"])) == 2
+    assert same_both_ways(body_of(EDGES["escapes"])) == 3
+    assert same_both_ways(body_of(EDGES["a pair cut between deltas"])) == 6
+    for name in ("a leading zero", "a huge index", "spaces", "other key orders", "extra keys"):
+        assert same_both_ways(body_of(EDGES[name])) == 0, name
+    assert same_both_ways(body_of(EDGES["zero"])) == 1
+
+
+@pytest.mark.parametrize(
+    "head",
+    [[], [START], [START, BLOCKS[0], *END]],
+    ids=["before message_start", "before the block starts", "after message_stop"],
+)
+def test_a_delta_out_of_order_reads_the_same_hot_and_cold(head: list[str]) -> None:
+    body = body_of([json_delta("0", "{}"), text_delta("1", "a")], head)
+    same_both_ways(body, chunkings(body, rounds=2))
+
+
+@pytest.mark.parametrize("delta", [json_delta("0", "{}"), text_delta("1", "a")])
+def test_a_delta_after_close_is_refused_both_ways(delta: str) -> None:
+    got = []
+    for cls in (MessageAccumulator, Cold):
+        acc = cls()
+        for data in (START, *BLOCKS[:2]):
+            acc._sse_updates("e", data)
+        acc.close()
+        with pytest.raises(StreamError) as raised:
+            acc._sse_updates("e", delta)
+        got.append((str(raised.value), acc.events, repr(acc.message), tool_seen(acc.tools[0])))
+    assert got[0] == got[1]
+    assert got[0][0] == "an event after close()"
+
+
+def test_a_hot_delta_is_counted_and_named() -> None:
+    """The state a dispatched event leaves, left by a hot one too: its count, and its type in
+    the error of the next event that fails in a field reader."""
+    acc = MessageAccumulator()
+    for data in (START, BLOCKS[0]):
+        acc._sse_updates("e", data)
+    (update,) = acc._sse_updates("e", json_delta("0", '{\\"a\\": 1'))
+    assert acc.events == 3 and acc._kind == acc._fields.kind == "content_block_delta"
+    assert update == Update(
+        "content_block_delta", 0, acc.message["content"][0], "input_json_delta",  # type: ignore[index]
+        tool=acc.tools[0], fragment='{"a": 1', changed=True,
+    )  # fmt: skip
