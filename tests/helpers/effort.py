@@ -4,7 +4,10 @@
 test module is imported, and loads the matching hypothesis profile. Nothing else scales a test.
 
 * :func:`examples` gives a property test its ``max_examples`` from a weight: a weight of 100
-  runs exactly the profile's ``max_examples``, 200 twice as many, 60 a bit over half.
+  runs exactly the profile's ``max_examples``, 200 twice as many, 60 a bit over half. A slow
+  test also gives the (smaller) weight it has in the default profile, ``examples(150,
+  default=60)``: no property test takes much over a second there, and the thorough profile
+  runs every test at its full weight.
 * :func:`positions` gives an exhaustive loop (every prefix, every cut) the positions to visit:
   all of them for short inputs, and beyond that the first and last few plus a seeded sample. In
   the thorough profile every loop visits every position, as far as its ``thorough_limit``.
@@ -45,10 +48,16 @@ def thorough() -> bool:
     return _thorough
 
 
-def examples(weight: int) -> int:
-    """``max_examples`` for a property test of this weight under the loaded profile."""
+def examples(weight: int, *, default: int | None = None) -> int:
+    """``max_examples`` for a property test of this weight under the loaded profile.
+
+    ``default``: the weight in the default profile of a slow test (one that would take over
+    about a second here at its full weight), which runs its full ``weight`` when thorough.
+    """
     profile = settings.default
     assert profile is not None
+    if default is not None and not _thorough:
+        weight = default
     return max(1, round(weight * profile.max_examples / 100))
 
 
