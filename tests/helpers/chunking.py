@@ -8,6 +8,12 @@ The 2-way splits are every one for documents up to :data:`TWO_WAY_EXHAUSTIVE` ch
 to :data:`TWO_WAY_LIMIT` in the thorough profile (see conftest.py); between the two, the first and
 last few cuts and a sample of :data:`TWO_WAY_SAMPLE` more, seeded by the text, so a given document
 is always cut at the same places. Every cut position is still crossed by the 1-char chunking.
+
+A document longer than :data:`BIG` (the 100,000-deep ones, say) is fed one character at a time
+only over its first and last :data:`BIG_ENDS` characters ("1-char ends", the middle one fragment),
+and its random pieces are up to ``len // BIG_PIECES`` characters long, not 64 at most: the
+middle repeats what the ends do, and is cut at random all the same. The thorough profile cuts
+every document as a short one.
 """
 
 from __future__ import annotations
@@ -26,9 +32,15 @@ TWO_WAY_LIMIT = 200
 #: thorough); longer ones at a sample.
 TWO_WAY_EXHAUSTIVE = 64
 #: How many 2-way splits a sampled document gets, besides the first and last few.
-TWO_WAY_SAMPLE = 24
+TWO_WAY_SAMPLE = 12
 #: How many seeded random chunkings each document gets.
 RANDOM_ROUNDS = 5
+#: Documents longer than this are cut one character at a time only at their ends (but thorough).
+BIG = 16_384
+#: How many characters of each end of a big document go one at a time.
+BIG_ENDS = 2_048
+#: About how many random pieces a big document is cut into, at least.
+BIG_PIECES = 1_000
 
 
 def random_splits(text: T, rng: random.Random, max_piece: int = 16) -> list[T]:
@@ -60,11 +72,26 @@ def chunkings(
     text: T, *, seed: int = 0, rounds: int = RANDOM_ROUNDS
 ) -> Iterator[tuple[str, Sequence[T]]]:
     """Yield ``(label, fragments)`` for each way of cutting ``text``; the label names the cut."""
+    big = len(text) > BIG and not effort.thorough()
     yield "whole", [text]
-    if len(text) > 1:
-        yield "1-char", [text[i : i + 1] for i in range(len(text))]
+    if big:
+        last = len(text) - BIG_ENDS
+        ends = one_by_one(text[:BIG_ENDS])
+        ends.append(text[BIG_ENDS:last])
+        ends.extend(one_by_one(text[last:]))
+        yield "1-char ends", ends
+    elif len(text) > 1:
+        yield "1-char", one_by_one(text)
     for cut in two_way_cuts(text, seed):
         yield f"split@{cut}", [text[:cut], text[cut:]]
     rng = random.Random(seed * 7919 + len(text))
     for round_ in range(rounds):
-        yield f"random#{round_}", random_splits(text, rng, max_piece=rng.choice((2, 3, 7, 16, 64)))
+        max_piece = rng.choice((2, 3, 7, 16, 64))
+        if big:
+            max_piece = max(max_piece, len(text) // BIG_PIECES)
+        yield f"random#{round_}", random_splits(text, rng, max_piece=max_piece)
+
+
+def one_by_one(text: T) -> list[T]:
+    """``text`` one character (or byte) at a time."""
+    return [text[i : i + 1] for i in range(len(text))]

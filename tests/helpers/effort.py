@@ -4,7 +4,10 @@
 test module is imported, and loads the matching hypothesis profile. Nothing else scales a test.
 
 * :func:`examples` gives a property test its ``max_examples`` from a weight: a weight of 100
-  runs exactly the profile's ``max_examples``, 200 twice as many, 60 a bit over half.
+  runs exactly the profile's ``max_examples``, 200 twice as many, 60 a bit over half. A slow
+  test also gives the (smaller) weight it has in the default profile, ``examples(150,
+  default=60)``: no property test takes much over a second there, and the thorough profile
+  runs every test at its full weight.
 * :func:`positions` gives an exhaustive loop (every prefix, every cut) the positions to visit:
   all of them for short inputs, and beyond that the first and last few plus a seeded sample. In
   the thorough profile every loop visits every position, as far as its ``thorough_limit``.
@@ -23,9 +26,10 @@ ENV: Final = "JSONSNAP_THOROUGH"
 #: The hypothesis profiles conftest.py registers.
 PROFILE: Final = "jsonsnap"
 THOROUGH_PROFILE: Final = "jsonsnap-thorough"
-#: max_examples of a weight-100 property test in each profile. The default is sized so that
-#: the whole suite runs in about 130 s on two cores; the thorough one is ten times the weights.
-EXAMPLES: Final = 70
+#: max_examples of a weight-100 property test in each profile. The default, with the smaller
+#: weights of the slow tests, keeps the whole suite around a minute on two cores (see the
+#: README); the thorough one is ten times the full weights.
+EXAMPLES: Final = 50
 THOROUGH_EXAMPLES: Final = 1000
 #: Positions always visited at each end of a sampled range (the first and last tokens).
 ENDS: Final = 4
@@ -45,10 +49,16 @@ def thorough() -> bool:
     return _thorough
 
 
-def examples(weight: int) -> int:
-    """``max_examples`` for a property test of this weight under the loaded profile."""
+def examples(weight: int, *, default: int | None = None) -> int:
+    """``max_examples`` for a property test of this weight under the loaded profile.
+
+    ``default``: the weight in the default profile of a slow test (one that would take over
+    about a second here at its full weight), which runs its full ``weight`` when thorough.
+    """
     profile = settings.default
     assert profile is not None
+    if default is not None and not _thorough:
+        weight = default
     return max(1, round(weight * profile.max_examples / 100))
 
 

@@ -283,7 +283,7 @@ values = st.one_of(
 )
 
 
-@settings(max_examples=examples(150))
+@settings(max_examples=examples(150, default=75))
 @given(argument=st.sampled_from(list(ARGUMENTS)), pair=values)
 def test_generated_wrong_values_get_the_documented_refusal(
     argument: str, pair: tuple[object, str]

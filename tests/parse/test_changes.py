@@ -128,7 +128,7 @@ def valid_chunked() -> st.SearchStrategy[tuple[str, list[str]]]:
 # --------------------------------------------------------------------------- a. replay
 
 
-@settings(max_examples=examples(250))
+@settings(max_examples=examples(250, default=125))
 @given(valid_chunked())
 def test_replay_rebuilds_every_snapshot(case: tuple[str, list[str]]) -> None:
     text, fragments = case
@@ -211,7 +211,7 @@ def check_string_records(records: Sequence[Change], *, partial_strings: bool = T
     assert not open_strings, f"strings never completed: {open_strings!r}"
 
 
-@settings(max_examples=examples(200))
+@settings(max_examples=examples(200, default=100))
 @given(valid_chunked())
 def test_appended_texts_add_up_to_each_string(case: tuple[str, list[str]]) -> None:
     _, fragments = case
@@ -311,7 +311,7 @@ def test_feed_flag_with_other_options(
 # --------------------------------------------------------------------------- f. errors
 
 
-@settings(max_examples=examples(250))
+@settings(max_examples=examples(250, default=125))
 @given(strategies.chunked(st.one_of(strategies.corrupted_documents(), strategies.json_documents())))
 def test_records_up_to_an_error(case: tuple[str, list[str]]) -> None:
     text, fragments = case
@@ -372,7 +372,7 @@ def open_and_finished(
     return open_paths, finished
 
 
-@settings(max_examples=examples(150))
+@settings(max_examples=examples(150, default=75))
 @given(valid_chunked())
 def test_is_complete_follows_the_records(case: tuple[str, list[str]]) -> None:
     text, fragments = case
@@ -390,7 +390,7 @@ def test_is_complete_follows_the_records(case: tuple[str, list[str]]) -> None:
     assert parser.is_complete(())
 
 
-@settings(max_examples=examples(150))
+@settings(max_examples=examples(150, default=75))
 @given(valid_chunked())
 def test_writing_follows_the_records(case: tuple[str, list[str]]) -> None:
     text, fragments = case
@@ -1128,7 +1128,7 @@ def check_three_ways(text: str, fragments: Sequence[str], **options: Any) -> Non
     assert problem is None, problem
 
 
-@settings(max_examples=examples(150))
+@settings(max_examples=examples(150, default=75))
 @given(valid_chunked())
 def test_records_kept_and_records_subscribed_are_the_same(case: tuple[str, list[str]]) -> None:
     text, fragments = case

@@ -94,7 +94,7 @@ def test_fast_paths_agree_with_the_automaton(
     _check_all(text, _cuts(data, text), allow_nan=allow_nan)
 
 
-@settings(max_examples=examples(100))
+@settings(max_examples=examples(100, default=50))
 @given(
     text=st.one_of(strategies.json_documents(), strategies.corrupted_documents()),
     data=st.data(),

@@ -96,7 +96,7 @@ def prefix_cuts(data: st.DataObject, n: int, at_most: int) -> Sequence[int]:
 # --------------------------------------------------------------------------- a. final value
 
 
-@settings(max_examples=examples(200))
+@settings(max_examples=examples(200, default=100))
 @given(strategies.chunked(strategies.json_documents()))
 def test_a_final_value_equals_json_loads(case: tuple[str, list[str]]) -> None:
     text, fragments = case
@@ -109,7 +109,7 @@ def test_a_final_value_equals_json_loads(case: tuple[str, list[str]]) -> None:
     assert diff(expected, jsonsnap.loads(text)) is None
 
 
-@settings(max_examples=examples(150))
+@settings(max_examples=examples(150, default=75))
 @given(strategies.chunked_bytes(strategies.json_documents()))
 def test_a_final_value_from_utf8_bytes_cut_anywhere(case: tuple[str, list[bytes]]) -> None:
     """Bytes cut inside multi-byte characters: same final value, and every snapshot is the
@@ -250,13 +250,13 @@ def check_bytes_against_reference(text: str, fragments: Sequence[bytes]) -> None
     assert diff(strict_loads(text), value) is None, (text, value)
 
 
-@settings(max_examples=examples(400))
+@settings(max_examples=examples(400, default=200))
 @given(strategies.chunked(strategies.corrupted_documents()))
 def test_d_corrupted_documents_fail_where_the_reference_says(case: tuple[str, list[str]]) -> None:
     check_against_reference(*case)
 
 
-@settings(max_examples=examples(150))
+@settings(max_examples=examples(150, default=75))
 @given(strategies.chunked_bytes(strategies.corrupted_documents()))
 def test_d_corrupted_utf8_bytes_fail_where_the_reference_says(
     case: tuple[str, list[bytes]],
@@ -340,7 +340,7 @@ def test_f_copy_equals_live_view_and_root_is_stable(case: tuple[str, list[str]])
 # --------------------------------------------------------------------------- g. exact snapshots
 
 
-@settings(max_examples=examples(200))
+@settings(max_examples=examples(200, default=100))
 @given(st.data())
 def test_g_prefix_snapshot_is_what_the_spec_prescribes(data: st.DataObject) -> None:
     text = data.draw(strategies.json_documents(), label="text")

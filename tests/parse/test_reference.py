@@ -248,7 +248,7 @@ def _check_against_json_loads(text: str) -> None:
             assert not loads_ok(bad + suffix), (bad, suffix)
 
 
-@settings(max_examples=examples(300))
+@settings(max_examples=examples(300, default=150))
 @given(strategies.json_documents())
 def test_generated_documents_are_complete(text: str) -> None:
     assert loads_ok(text)

@@ -70,7 +70,7 @@ def chunked_spoiled(draw: st.DrawFn) -> tuple[Any, Spoiled, list[str]]:
 # --------------------------------------------------------------------------- a. valid JSON
 
 
-@settings(max_examples=examples(150))
+@settings(max_examples=examples(150, default=75))
 @given(strategies.chunked(strategies.json_documents()))
 def test_a_valid_json_reads_as_in_strict_mode(case: tuple[str, list[str]]) -> None:
     text, fragments = case
@@ -92,7 +92,7 @@ def test_a_valid_json_reads_as_in_strict_mode(case: tuple[str, list[str]]) -> No
 # --------------------------------------------------------------------------- b. snapshots grow
 
 
-@settings(max_examples=examples(150))
+@settings(max_examples=examples(150, default=75))
 @given(chunked_spoiled())
 def test_b_snapshots_of_a_spoiled_document_only_grow(
     case: tuple[Any, Spoiled, list[str]],
@@ -108,7 +108,7 @@ def test_b_snapshots_of_a_spoiled_document_only_grow(
 # --------------------------------------------------------------------------- c. value back
 
 
-@settings(max_examples=examples(200))
+@settings(max_examples=examples(200, default=100))
 @given(chunked_spoiled())
 def test_c_a_spoiled_document_reads_back_as_its_value(
     case: tuple[Any, Spoiled, list[str]],
@@ -132,7 +132,7 @@ def test_c_a_spoiled_document_reads_back_as_its_value(
 # --------------------------------------------------------------------------- d. fuzz
 
 
-@settings(max_examples=examples(400))
+@settings(max_examples=examples(400, default=200))
 @given(strategies.chunked(FUZZ_TEXTS))
 def test_d_arbitrary_text_reads_or_raises_the_same_however_cut(
     case: tuple[str, list[str]],
@@ -155,7 +155,7 @@ def test_d_arbitrary_text_reads_or_raises_the_same_however_cut(
 # --------------------------------------------------------------------------- e. several values
 
 
-@settings(max_examples=examples(150))
+@settings(max_examples=examples(150, default=60))
 @given(st.data())
 def test_e_several_values_read_as_each_ones_json_loads(data: st.DataObject) -> None:
     texts, stream = data.draw(several_values(), label="stream")
@@ -179,7 +179,7 @@ def test_e_several_values_read_as_each_ones_json_loads(data: st.DataObject) -> N
 # --------------------------------------------------------------------------- f. positions
 
 
-@settings(max_examples=examples(100))
+@settings(max_examples=examples(100, default=50))
 @given(chunked_spoiled())
 def test_f_repair_positions_are_in_the_text_and_do_not_depend_on_cuts(
     case: tuple[Any, Spoiled, list[str]],

@@ -177,7 +177,7 @@ def test_prose_before_a_value_gives_the_value_at_every_cut(case: tuple[str, str]
         assert parser.repairs[0].pos == 0
 
 
-@settings(max_examples=examples(30))
+@settings(max_examples=examples(30, default=15))
 @given(st.data())
 def test_several_values_read_tolerantly_as_strictly(data: st.DataObject) -> None:
     texts, stream = data.draw(several_values(), label="stream")

@@ -184,7 +184,7 @@ def duplicated(draw: st.DrawFn) -> tuple[Any, dict[str, Any], dict[str, Any], st
     return schema, document, earlier, "{" + ", ".join(members) + "}"
 
 
-@settings(max_examples=examples(100))
+@settings(max_examples=examples(100, default=50))
 @given(case=duplicated())
 def test_duplicate_keys_check_every_member(
     case: tuple[Any, dict[str, Any], dict[str, Any], str],

@@ -56,7 +56,7 @@ def _exists(document: Any, path: Sequence[str | int]) -> bool:
 # --------------------------------------------------------------------------- the properties
 
 
-@settings(max_examples=examples(300))
+@settings(max_examples=examples(300, default=150))
 @given(case=cases(), seed=st.integers(0, 2**16))
 def test_verdict_is_jsonschemas(case: tuple[Any, str], seed: int) -> None:
     schema, text = case
@@ -96,7 +96,7 @@ def _check_verdict(
         assert json.dumps(value) == json.dumps(json.loads(text)), label
 
 
-@settings(max_examples=examples(200))
+@settings(max_examples=examples(200, default=100))
 @given(case=cases(), seed=st.integers(0, 2**16))
 def test_violation_is_reported_in_place_and_in_time(case: tuple[Any, str], seed: int) -> None:
     schema, text = case

@@ -204,7 +204,7 @@ def _verdict(model: Any, fragments: Sequence[str]) -> tuple[Any, jsonsnap.Schema
 
 
 @pytest.mark.parametrize("name", sorted(MODELS))
-@settings(max_examples=examples(100))
+@settings(max_examples=examples(100, default=50))
 @given(data=st.data(), seed=st.integers(0, 2**16))
 def test_instances_read_as_pydantic_reads_them(name: str, data: st.DataObject, seed: int) -> None:
     model = MODELS[name][0]
@@ -215,7 +215,7 @@ def test_instances_read_as_pydantic_reads_them(name: str, data: st.DataObject, s
 
 
 @pytest.mark.parametrize("name", sorted(MODELS))
-@settings(max_examples=examples(200))
+@settings(max_examples=examples(200, default=100))
 @given(data=st.data(), seed=st.integers(0, 2**16))
 def test_variants_get_pydantics_verdict(name: str, data: st.DataObject, seed: int) -> None:
     model = MODELS[name][0]

@@ -248,7 +248,7 @@ def spoiled_docs(draw: st.DrawFn) -> tuple[str, list[tuple[int, str]]]:
     return json.dumps({"title": "t", "records": records}), bad
 
 
-@settings(max_examples=examples(30), deadline=None)
+@settings(max_examples=examples(30, default=15), deadline=None)
 @given(doc=spoiled_docs(), seed=st.integers(0, 2**16))
 def test_violations_mask_only_where_they_are(
     doc: tuple[str, list[tuple[int, str]]], seed: int

@@ -49,7 +49,7 @@ from jsonsnap.sse import ServerSentEvent
 from jsonsnap.streams import Accumulator, StreamError
 
 
-@settings(max_examples=examples(100), suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(100, default=50), suppress_health_check=[HealthCheck.too_slow])
 @given(events=st.lists(ANTHROPIC_EVENTS, max_size=8), started=st.booleans())
 @example(  # a good delta, then usage that is not an object: neither is applied
     events=[{"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": True}],
@@ -82,7 +82,7 @@ def test_anthropic_hostile_events(events: list[Any], started: bool) -> None:
     check(MessageAccumulator, ANTHROPIC_START if started else None, events)
 
 
-@settings(max_examples=examples(100), suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(100, default=50), suppress_health_check=[HealthCheck.too_slow])
 @given(chunks=st.lists(CHUNKS, max_size=6))
 @example(  # the first choice is good, the second is not: the chunk is not half applied
     chunks=[
@@ -112,7 +112,7 @@ def test_chat_hostile_chunks(chunks: list[Any]) -> None:
     check(ChatCompletionAccumulator, None, chunks)
 
 
-@settings(max_examples=examples(100), suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(100, default=50), suppress_health_check=[HealthCheck.too_slow])
 @given(events=st.lists(RESPONSE_EVENTS, max_size=8), started=st.booleans())
 @example(
     events=[

@@ -382,7 +382,7 @@ def sse_bodies(draw: st.DrawFn) -> list[bytes]:
     return [body[a:b] for a, b in itertools.pairwise(bounds)]
 
 
-@settings(max_examples=examples(60), suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60, default=30), suppress_health_check=[HealthCheck.too_slow])
 @given(sse_bodies())
 def test_generated_streams_give_the_sdks_message(chunks: list[bytes]) -> None:
     assert_same(chunks)

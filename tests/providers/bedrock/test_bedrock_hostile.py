@@ -171,7 +171,7 @@ CONVERSE_EVENTS = st.one_of(
 CONVERSE_START = {"messageStart": {"role": "assistant"}}
 
 
-@settings(max_examples=examples(100), suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(100, default=50), suppress_health_check=[HealthCheck.too_slow])
 @given(events=st.lists(CONVERSE_EVENTS, max_size=10), started=st.booleans())
 @example(  # a tool delta without its input: no KeyError, and nothing wrong
     events=[
@@ -229,7 +229,7 @@ def wrapped(event: Any) -> Any:
     return {"chunk": {"bytes": base64.b64encode(text.encode()).decode()}}
 
 
-@settings(max_examples=examples(100), suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(100, default=50), suppress_health_check=[HealthCheck.too_slow])
 @given(
     events=st.lists(
         st.one_of(

@@ -579,7 +579,7 @@ CHUNKS = st.one_of(
 )
 
 
-@settings(max_examples=examples(150), suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150, default=70), suppress_health_check=[HealthCheck.too_slow])
 @given(chunks=st.lists(CHUNKS, max_size=6))
 @example(
     chunks=[

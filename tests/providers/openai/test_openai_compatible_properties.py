@@ -203,7 +203,7 @@ QUIRKY_CHUNKS = st.one_of(
 TEXT_ONE = "r"
 
 
-@settings(max_examples=examples(100), suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(100, default=50), suppress_health_check=[HealthCheck.too_slow])
 @given(chunks=st.lists(QUIRKY_CHUNKS, max_size=6), compatible=st.sampled_from([True, None]))
 @example(  # a glued call, then a reused index, then the end
     chunks=[

@@ -408,7 +408,7 @@ def sse_bodies(draw: st.DrawFn) -> tuple[list[bytes], list[str]]:
     return [body[a:b] for a, b in itertools.pairwise(bounds)], calls
 
 
-@settings(max_examples=examples(80), suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(80, default=40), suppress_health_check=[HealthCheck.too_slow])
 @given(sse_bodies())
 def test_generated_streams_give_the_sdks_completion(drawn: tuple[list[bytes], list[str]]) -> None:
     chunks, calls = drawn

@@ -466,7 +466,7 @@ UI_CHUNKS = st.one_of(
 )
 
 
-@settings(max_examples=examples(150), suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150, default=60), suppress_health_check=[HealthCheck.too_slow])
 @given(events=st.lists(UI_CHUNKS, max_size=10), started=st.booleans())
 @example(
     events=[
