@@ -69,6 +69,7 @@ EVENTS = frozenset(
 TOOL_BLOCKS = frozenset({"tool_use", "server_tool_use", "mcp_tool_use"})
 #: Message fields that ``message_delta`` may not change (its other fields overwrite).
 FIXED = frozenset({"id", "type", "role", "model", "content", "usage"})
+#: The event type of a content block's delta (every delta's update has it).
 DELTA: Final = "content_block_delta"
 #: The hot form of a block's delta (see ``MessageAccumulator._hot``), as the API sends it:
 #: compact, in its key order. Its text up to the block's index (at most :data:`INDEX_DIGITS`
@@ -212,15 +213,16 @@ class MessageAccumulator(Accumulator):
         if index >= len(content) or index not in self._open:
             return None
         block = content[index]
+        tool = None
         if key == "partial_json":
             tool = self._tools.get(index)
             if tool is None or tool._ended:
                 return None
-            self._kind = self._fields.kind = DELTA
+        self._kind = self._fields.kind = DELTA
+        if tool is not None:
             return self._applied([self._grow_input(index, block, tool, piece)])
         # (A block whose text so far is no string: _grow_text() raises the general way's
         # error, before it changes anything.)
-        self._kind = self._fields.kind = DELTA
         return self._applied([self._grow_text(index, block, piece, key)])
 
     def _text_delta(self, index: int, block: dict[str, Any], delta: Mapping[str, Any]) -> Update:

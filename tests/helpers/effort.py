@@ -27,8 +27,8 @@ ENV: Final = "JSONSNAP_THOROUGH"
 PROFILE: Final = "jsonsnap"
 THOROUGH_PROFILE: Final = "jsonsnap-thorough"
 #: max_examples of a weight-100 property test in each profile. The default, with the smaller
-#: weights of the slow tests, keeps the whole suite around a minute on two cores (see the
-#: README); the thorough one is ten times the full weights.
+#: weights of the slow tests, keeps each property test near a second or less; the thorough
+#: one is ten times the full weights.
 EXAMPLES: Final = 50
 THOROUGH_EXAMPLES: Final = 1000
 #: Positions always visited at each end of a sampled range (the first and last tokens).
