@@ -11,7 +11,11 @@ only: interpreted, the regex is much the faster).
 Each function reads exactly what its pattern matches and stops where it stops, so that the
 values, states and positions are those of the regex path (the tests hold each to it and to
 the automaton alone). Anything else declines, and the automaton reads it token by token and
-finds the error there. Runs of plain string content longer than ``SHORT_RUN`` are finished by
+finds the error there. Before each builder call they make, they place what it is about for
+a schema checker (``observer.Cursor``), in the automaton's own terms and without a match
+object: ``quote``, the key's opening quote (a key without escapes: it ends ``len(key) + 1``
+later); ``number_at``, the value's first character; ``at``, the character after it (after a
+string's closing quote). Runs of plain string content longer than ``SHORT_RUN`` are finished by
 ``PLAIN_RE``, whose scan is faster than a loop once it has been set up.
 """
 
@@ -41,6 +45,7 @@ _COMMA: Final = 44  # ,
 _COLON: Final = 58  # :
 _RIGHT_BRACE: Final = 125  # }
 _RIGHT_BRACKET: Final = 93  # ]
+_LITERAL_STARTS: Final = (116, 102, 110)  # t f n
 
 
 def plain_end(buf: str, i: int, end: int) -> int:
@@ -179,6 +184,7 @@ def members(buf: str, pos: int, end: int, auto: Tokens) -> tuple[int, int]:
     tree = auto.tree
     to_int = auto.to_int
     to_float = auto.to_float
+    offset = auto.offset
     state = DECLINED
     while True:
         k = plain_end(buf, pos + 1, end)
@@ -193,9 +199,12 @@ def members(buf: str, pos: int, end: int, auto: Tokens) -> tuple[int, int]:
         stop = -1
         if j < end:
             value, stop = scalar(buf, j, end, _RIGHT_BRACE, to_int, to_float)
+        auto.quote = offset + pos  # (places for a checker: see the module docstring)
         if stop < 0:
             tree.key(key)
             return j, VALUE
+        auto.number_at = offset + j
+        auto.at = offset + stop
         tree.member(key, value)
         pos, comma = _after(buf, stop, end)
         if not comma:
@@ -214,11 +223,14 @@ def elements(buf: str, pos: int, end: int, auto: Tokens) -> tuple[int, int]:
     tree = auto.tree
     to_int = auto.to_int
     to_float = auto.to_float
+    offset = auto.offset
     state = DECLINED
     while pos < end:
         value, stop = scalar(buf, pos, end, _RIGHT_BRACKET, to_int, to_float)
         if stop < 0:
             return pos, state
+        auto.number_at = offset + pos  # (places for a checker: see the module docstring)
+        auto.at = offset + stop
         tree.element(value)
         pos, comma = _after(buf, stop, end)
         if not comma:
@@ -242,7 +254,10 @@ def whole_value(tokens: Tokens, buf: str, pos: int, end: int) -> int:
     value, stop = scalar(buf, pos, end, 125, tokens.to_int, tokens.to_float)  # 125: }
     if stop < 0:
         return 0
-    tokens.at = tokens.offset + pos
+    # Placed as the automaton places them: a literal at its first character, a number from
+    # its first character to the one after it.
+    at = tokens.number_at = tokens.offset + pos
+    tokens.at = at if ord(buf[pos]) in _LITERAL_STARTS else at + stop - pos
     tokens.tree.scalar(value)
     tokens.state = AFTER
     return stop

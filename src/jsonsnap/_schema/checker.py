@@ -79,6 +79,8 @@ __all__ = ["SchemaChecker"]
 
 #: A literal's or number's first character: its kind.
 _FIRST: Final[dict[str, int]] = {"t": BOOLEAN, "f": BOOLEAN, "n": NULL, "N": NUMBER, "I": NUMBER}
+#: What a literal read whole by a fast path begins with.
+_LITERAL_STARTS: Final = "tfn"
 
 
 class SchemaChecker:
@@ -222,22 +224,41 @@ class SchemaChecker:
                 or key not in keyed[0].shape.closed
                 or keyed[0].owner is not None
             ):
-                m = self.cursor.match
-                offset = self.cursor.offset
-                self.text.key_done(key, offset + m.start(), offset + m.end("key"), True)
+                self._key_read(key)
             if not self.checks.quick(value):
                 self._matched(value)
 
     def key(self, text: str) -> None:
         frame = self.frames[-1]
         if frame is not None and frame.keys:
-            m = self.cursor.match
-            offset = self.cursor.offset
-            self.text.key_done(text, offset + m.start(), offset + m.end("key"), True)
+            self._key_read(text)
+
+    def _key_read(self, key: str) -> None:
+        """A key read whole by a fast path: its place from the fast path's match, or (read a
+        character at a time, ``chars``) from its opening quote, a key without escapes."""
+        cursor = self.cursor
+        if cursor.chars:
+            start = cursor.quote
+            self.text.key_done(key, start, start + 1 + len(key), True)
+            return
+        m = cursor.match
+        offset = cursor.offset
+        self.text.key_done(key, offset + m.start(), offset + m.end("key"), True)
 
     def _matched(self, value: Any) -> None:
         """A scalar read whole by a fast path (and not ``Checks.quick``): its place from the
-        fast path's match."""
+        fast path's match, or (read a character at a time, ``chars``) from ``number_at`` and
+        ``at``, the characters at and after it."""
+        cursor = self.cursor
+        if cursor.chars:
+            start, end = cursor.number_at, cursor.at
+            c = cursor.buf[start - cursor.offset]
+            if c == '"':  # (ends at its closing quote)
+                self.text.whole_string(value, start, end - 1)
+            else:  # a literal is placed at its first character
+                end = start if c in _LITERAL_STARTS else end
+                self.checks.any_scalar(value, kind_of(value), start, end)
+            return
         m = self.cursor.match
         offset = self.cursor.offset
         if m["string"] is not None:

@@ -105,14 +105,15 @@ class SchemaSide:
 
     def fast_paths(self, fast: FastPaths) -> FastPaths:
         """The fast paths a checked parser takes: all but the C scanner (which builds a whole
-        container at once, so that no part of it has a place in the input), with elements
-        and members read by regex (the checker reads their places from the match)."""
-        if self.checker is None or (fast.scan_min is None and not fast.chars):
+        container at once, so that no part of it has a place in the input). Elements and
+        members read whole say where they are: by regex, in the match; a character at a
+        time (``chars``), in the automaton's places (see ``_parse.chars``)."""
+        if self.checker is None or fast.scan_min is None:
             return fast
         global _checked
         pair = _checked  # (read once: another thread may set it)
         if pair is None or pair[0] is not fast:  # (made once, not once per parser)
-            pair = _checked = fast, dataclasses.replace(fast, scan_min=None, chars=False)
+            pair = _checked = fast, dataclasses.replace(fast, scan_min=None)
         return pair[1]
 
     def reading(self, auto: Automaton) -> None:
