@@ -107,7 +107,9 @@ class Cursor(Protocol):
     character after a number); ``quote``, the open string's opening quote; ``number_at``,
     where the number or literal being completed began; ``match``, the fast path's last match
     (an element or a member read whole, its groups ``key``, ``string``, ``number`` and
-    ``literal`` placed from ``offset``); ``buf``, the text being read, from ``offset``;
+    ``literal`` placed from ``offset``; read a character at a time, ``chars``, one is placed
+    instead by ``quote``, its key's opening quote, ``number_at``, its value's first character,
+    and ``at``, the character after the value); ``buf``, the text being read, from ``offset``;
     ``lines`` and ``line_start``, the newlines before ``offset``; ``state``, the state.
     """
 
