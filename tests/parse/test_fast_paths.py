@@ -10,9 +10,11 @@ snapshots after every fragment, positions, change records, final values and erro
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
+from itertools import accumulate
 from typing import Any
 
 import pytest
@@ -21,10 +23,14 @@ from hypothesis import strategies as st
 
 import jsonsnap
 import strategies
+from chunking import chunkings
 from effort import examples
 from fast_configs import ALONE, CONFIGS, EAGER
 from jsonsnap._parse import fast as _fast
+from jsonsnap._parse import simple as _simple
 from jsonsnap._parse.fast import DEFAULT, GENERAL, FastPaths
+from jsonsnap._parse.grammar import PLAIN_RE
+from jsonsnap._parse.tree import Tree
 from values import diff
 
 
@@ -323,3 +329,86 @@ def test_bytes_of_every_kind_inside_a_string() -> None:
     assert parser.snapshot() == {"a": "xyzwv\n!"}
     parser.feed(memoryview(b'"}'))
     assert parser.close() == {"a": "xyzwv\n!"} and parser.position == 17
+
+
+# --------------------------------------------------------------------------- simple escapes
+
+#: Pieces of string content for the simple-escape paths: plain text, every simple escape, a
+#: backslash escaped before a quote, and what makes them decline (a ``\u`` escape, an invalid
+#: escape, a quote, a control or unprintable character, a lone backslash).
+_SIMPLE = [r"\n", r"\"", r"\\", r"\/", r"\b", r"\f", r"\r", r"\t", "ab", " ", "é", "\U0001f600"]
+_DECLINING = [r"\u00e9", r"\ud83d", r"\q", '"', "\x01", "\t", "\u2028", "\\"]
+
+
+def _simple_stop(buf: str) -> int:
+    """Where the lane's simple decoding stops: before a backslash at the end that no backslash
+    escapes."""
+    k = len(buf)
+    while k > 0 and buf[k - 1] == "\\":
+        k -= 1
+    return len(buf) - (len(buf) - k) % 2
+
+
+@settings(max_examples=examples(150))
+@given(st.lists(st.sampled_from(_SIMPLE + _DECLINING), max_size=10).map("".join))
+def test_simple_text_decodes_as_the_c_scanner(buf: str) -> None:
+    """The lane's decoding of simple escapes gives what the C string scanner gives, and
+    declines exactly what it must leave to the general way."""
+    stop = _simple_stop(buf)
+    got = _simple.simple_text(buf, stop)
+    try:
+        expected: tuple[str, int] | None = json.decoder.scanstring(buf[:stop] + '"', 0, True)  # type: ignore[attr-defined]
+    except ValueError:
+        expected = None
+    kinds = re.findall(r"\\(.)", buf[:stop], re.DOTALL)  # the escapes, left to right
+    if expected is None or expected[1] != stop + 1 or "u" in kinds or not buf.isprintable():
+        assert got is None, buf
+    else:
+        assert got == expected[0], buf
+
+
+@settings(max_examples=examples(150))
+@given(
+    st.lists(st.sampled_from(_SIMPLE + _DECLINING), max_size=10).map("".join),
+    st.sampled_from(["", '"', '"]', "\x01", "\\"]),
+)
+def test_simple_run_reads_what_escaped_run_reads(body: str, end: str) -> None:
+    """The string state's decoding of simple escapes (the compiled build's) appends the same
+    text in one piece and stops at the same place as the regex and the C scanner, or
+    declines, appending nothing, at a ``\\u`` escape only."""
+    buf = "x" + body + end
+    pos = PLAIN_RE.match(buf).end()  # type: ignore[union-attr]
+    if pos == len(buf) or buf[pos] != "\\":  # (the string state calls it at a backslash)
+        return
+    plain, general = Tree(), Tree()
+    for tree in (plain, general):
+        tree.string_start()
+    k = _simple.simple_run(buf, 0, pos, len(buf), plain)
+    if k < 0:
+        assert "\\u" in buf.replace("\\\\", ""), buf
+        assert plain.box[0] == "" and plain.version == 1
+        return
+    j = _fast.escaped_run(buf, 0, pos, len(buf), general)
+    assert (k, plain.box[0], plain.version) == (j, general.box[0], general.version)
+
+
+_TOOL_CALL = (
+    '{"path": "src/app.py", "content": "def f(x):\\n\\treturn \\"a\\\\b\\" % x\\n'
+    '# \\/ done\\r\\n\\\\", "mode": "overwrite", "note": "caf\\u00e9 \\n", "n": 5}'
+)
+
+
+@pytest.mark.parametrize("chars", [False, True])
+@pytest.mark.parametrize("end", ["", '"}', '\\q"}', '\x01"}', '\\u12g4"}', '\\"\\n\\"'])
+def test_simple_escapes_agree_with_the_automaton(chars: bool, end: str) -> None:
+    """Content with many simple escapes, as a tool call's code has (the lane and the string
+    state decode them without the C scanner in the compiled build): the same snapshots,
+    positions, errors and values as the automaton alone, fed whole, a character at a time and
+    at random splits, in both builds' ways."""
+    text = _TOOL_CALL[:-1] + ', "z": "' + end if end else _TOOL_CALL
+    fast = replace(DEFAULT, chars=chars)
+    for label, pieces in chunkings(text):
+        cuts = list(accumulate(len(p) for p in pieces))[:-1]
+        assert diff(_outcome(text, cuts, GENERAL), _outcome(text, cuts, fast)) is None, label
+    if not end:
+        assert _outcome(text, [], fast)[-1] == json.loads(text)

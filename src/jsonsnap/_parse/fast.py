@@ -49,6 +49,7 @@ from .grammar import (
     scanstring,
 )
 from .observer import NOTHING
+from .simple import simple_text
 from .tree import Tree
 
 if TYPE_CHECKING:
@@ -212,9 +213,10 @@ class Lane:
     fragment decides it; it is not counted as read.
     """
 
-    __slots__ = ("check", "holder", "key", "mark", "tail")
+    __slots__ = ("check", "holder", "key", "mark", "simple", "tail")
 
     def __init__(self) -> None:
+        self.simple = False  # whether take decodes simple escapes itself (FastPaths.chars)
         self.holder: Any = None
         self.key: Any = None
         self.mark = 0
@@ -233,6 +235,7 @@ class Lane:
         self.mark = len(holder[key])
         self.tail = automaton.tail
         self.check = automaton.vet
+        self.simple = automaton.fast.chars
         automaton.tail = ""
         return self
 
@@ -274,6 +277,18 @@ class Lane:
         else:
             buf = tail + data
         end = len(buf)
+        if self.simple:
+            stop = end
+            if buf[-1] == "\\":  # held back when not escaped by the backslash before it
+                k = end - 1
+                while k > 0 and buf[k - 1] == "\\":
+                    k -= 1
+                stop -= (end - k) % 2
+            text = simple_text(buf, stop)
+            if text is not None:
+                self.tail = buf[stop:]
+                self.mark += len(text) - stop  # stop characters read
+                return text
         j = held_from(buf, 0, end)
         if j <= 0:
             if j < 0:  # an escape no fragment can finish: the automaton reports it

@@ -53,6 +53,7 @@ from .grammar import (
     WS,
 )
 from .observer import NOTHING
+from .simple import simple_run
 from .tree import Tree, grow
 
 __all__ = ["PROVISIONAL_LIMIT", "SHORT_NUMBER", "Tokens"]
@@ -376,7 +377,11 @@ class Tokens:
                         pos = k
                         continue
                 if runs:
-                    k = escaped_run(buf, pos, j, end, tree, self.vet)
+                    k = -1
+                    if chars and self.vet is None:  # simple escapes, without the C scanner
+                        k = simple_run(buf, pos, j, end, tree)
+                    if k < 0:
+                        k = escaped_run(buf, pos, j, end, tree, self.vet)
                     if k >= 0:
                         j = k
                     else:  # refused whole by the checker: the rest is read one escape at a time
