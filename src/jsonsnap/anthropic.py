@@ -269,8 +269,10 @@ class MessageAccumulator(Accumulator):
         halves = self._halves
         if halves.held or not fragment.isascii():
             changed = self._grow(tool, halves.join((index, "input"), fragment))
-        else:  # (nothing to join: the commonest fragment)
+        elif tool._ended:  # (_grow()'s refusal, with its message)
             changed = self._grow(tool, fragment)
+        else:  # (nothing to join, and an input still open: the commonest fragment)
+            changed = tool._feed(fragment)
         block["input"] = tool.snapshot
         # (Its fields given in order: a call with keywords costs more than the rest of it.)
         return Update(DELTA, index, block, "input_json_delta", "", tool, False, fragment, changed)

@@ -106,7 +106,7 @@ class ToolInput(StreamedJSON):
     def _feed(self, fragment: str) -> bool:
         if self._schemas is not None:
             self._choose()
-        return super()._feed(fragment)
+        return StreamedJSON._feed(self, fragment)  # (no super(): it runs for every fragment)
 
     def _close(self, raw: str | None = None) -> bool:
         if self._schemas is not None:
