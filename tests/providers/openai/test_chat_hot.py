@@ -39,22 +39,20 @@ FIXTURES: Final = sorted(
 )
 
 
-class Cold(ChatCompletionAccumulator):
-    """Every chunk the general way (an interpreted subclass: on either build)."""
+class Either(ChatCompletionAccumulator):
+    """The accumulator, or with ``cold=True`` one whose every chunk goes the general way (an
+    interpreted subclass: on either build); ``took`` counts the chunks the hot form took."""
+
+    took = 0
+
+    def __init__(self, *, cold: bool = False, **options: Any) -> None:
+        self.cold = cold
+        super().__init__(**options)
 
     def _hot(self, text: str) -> list[Update] | None:
-        return None
-
-
-class Counted(ChatCompletionAccumulator):
-    """The accumulator, counting the chunks its hot form took."""
-
-    hot = 0
-
-    def _hot(self, text: str) -> list[Update] | None:
-        updates = super()._hot(text)
+        updates = None if self.cold else super()._hot(text)
         if updates is not None:
-            type(self).hot += 1
+            Either.took += 1
         return updates
 
 
@@ -85,18 +83,22 @@ def observed(update: Update) -> dict[str, Any]:
 
 
 def outcome(acc: ChatCompletionAccumulator, pieces: Iterable[bytes | str]) -> Any:
-    """What reading a body does: the updates as they come, the error, the state after."""
-    seen = []
-    error = None
-    try:
-        for update in acc.updates(pieces):
-            seen.append(observed(update))  # noqa: PERF401 (as they come: a body may fail)
-    except StreamError as exc:
-        error = str(exc)
+    """What reading a body does: the updates as they come and the error that stopped it (if
+    one did), then the state after."""
+    updates = acc.updates(pieces)
+    seen: list[Any] = []
+    while True:
+        try:
+            update = next(updates, None)
+        except StreamError as exc:
+            seen.append(("error", str(exc)))
+            break
+        if update is None:
+            break
+        seen.append(observed(update))
     outputs = [acc.structured_output(choice) for choice in range(4)]
     return (
         seen,
-        error,
         repr(acc.completion),
         (acc.events, acc.done, acc.closed, acc.compatible, acc.compatible_reason),
         repr(acc.quirks),
@@ -111,13 +113,13 @@ def same_both_ways(
 ) -> int:
     """The body read hot and cold agree, whole and at every cut; how many chunks the hot form
     took of the whole body."""
-    expected = outcome(Cold(**options), [body])
-    Counted.hot = 0
-    assert outcome(Counted(**options), [body]) == expected
-    hot = Counted.hot
-    for pieces in cuts:
-        assert outcome(Counted(**options), pieces) == expected
-    return hot
+    expected = outcome(Either(cold=True, **options), [body])
+    took = []
+    for pieces in [[body], *cuts]:
+        Either.took = 0
+        assert outcome(Either(**options), pieces) == expected
+        took.append(Either.took)
+    return took[0]
 
 
 def request_options(path: Path) -> dict[str, Any]:
