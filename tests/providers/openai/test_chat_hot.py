@@ -61,14 +61,13 @@ def described(tool: ToolInput | None) -> Any:
     if tool is None:
         return None
     error = tool.error
-    chat = isinstance(tool, ChatToolInput)
     return {
         "where": (tool.index, tool.name, tool.id, tool.raw, tool.status),
         "snapshot": repr(tool.snapshot),
         "error": None if error is None else (error.msg, error.pos),
         "violations": [repr(v) for v in tool.violations],
-        "quirks": repr(tool.quirks) if chat else None,
-        "last_piece": tool.last_piece if chat else None,
+        "quirks": repr(tool.quirks) if isinstance(tool, ChatToolInput) else None,
+        "last_piece": tool.last_piece if isinstance(tool, ChatToolInput) else None,
     }
 
 
@@ -141,7 +140,9 @@ def request_options(path: Path) -> dict[str, Any]:
 def test_every_recording_reads_the_same_hot_and_cold(path: Path, repair: bool) -> None:
     body = path.read_bytes()
     rng = random.Random(len(body))
-    cuts = [random_splits(body, rng, max_piece=size) for size in (1, 7, 64)]
+    cuts: list[Sequence[bytes | str]] = [
+        random_splits(body, rng, max_piece=size) for size in (1, 7, 64)
+    ]
     cuts.append(random_splits(body.decode(), rng, max_piece=16))
     same_both_ways(body, cuts, repair=repair, **request_options(path))
 
