@@ -71,26 +71,11 @@ def described(tool: ToolInput | None) -> Any:
     }
 
 
-#: An update's fields (a compiled ``Update`` has no ``__slots__`` to read them from).
-UPDATE_FIELDS: Final = (
-    "block",
-    "changed",
-    "custom_input",
-    "delta",
-    "event",
-    "fragment",
-    "index",
-    "structured",
-    "text",
-    "thinking",
-    "tool",
-    "violations",
-)
-
-
 def observed(update: Update) -> dict[str, Any]:
     """Every field of an update, its block and tool input as they are when it comes."""
-    seen: dict[str, Any] = {name: repr(getattr(update, name)) for name in UPDATE_FIELDS}
+    # (every public field and property: a compiled Update has no __slots__ to list them)
+    fields = [name for name in dir(update) if not name.startswith("_")]
+    seen: dict[str, Any] = {name: repr(getattr(update, name)) for name in fields}
     seen["tool"] = described(update.tool)
     structured = update.structured
     seen["structured"] = None if structured is None else (structured.raw, structured.status)
