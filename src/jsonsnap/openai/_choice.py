@@ -172,6 +172,11 @@ def read_call_delta(fields: EventFields, call: Any, objects: bool) -> CallDelta:
     )
 
 
+def after_finish(index: int, what: str) -> StreamError:
+    """The error of a delta (``what``) that brings something to a choice that finished."""
+    return StreamError(f"{what} after finish_reason in choice {index}")
+
+
 def take_name(part: dict[str, Any], name: str | None) -> None:
     """Take a function's name from a delta: a server that repeats it (whole, or growing) in
     every chunk does not double it; a name sent in pieces is joined."""

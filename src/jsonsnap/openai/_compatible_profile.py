@@ -22,14 +22,16 @@ no arguments but whitespace) starts no call, whatever its ``id``.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from .._errors import JSONDecodeError
 from .._parse.grammar import WS
 from .._parse.oneshot import loads
+from .._streams.update import Update
 from ..streams import ToolInput
-from ._choice import CallDelta, Choice
-from ._compatible import Quirk, value_spans
+from ._choice import CallDelta, Choice, Step
+from ._compatible import Quirk, merge_details, value_spans
 from ._tool_input import ChatToolInput
 
 #: The most values glued in one call's arguments that are split into calls (more are left
@@ -62,6 +64,26 @@ class CompatibleProfile:
         self.quirks.append(quirk)
         if isinstance(tool, ChatToolInput):
             tool.quirks.append(quirk)
+
+    def details_step(
+        self, index: int, key: str, pieces: list[Mapping[str, Any]], echoed: bool
+    ) -> Step:
+        """OpenRouter's ``reasoning_details`` of choice ``index`` (under ``key``; ``pieces``
+        checked): merged by their ``index`` into the message's list, their text reasoning
+        (unless ``echoed``: the delta's ``reasoning`` said it)."""
+
+        def step(state: Choice) -> list[Update]:
+            self.turn_on("reasoning_details (OpenRouter)")
+            message = state.message
+            kept = message.get(key)
+            if not isinstance(kept, list):
+                kept = message[key] = []
+            text = merge_details(kept, state.details, pieces)
+            if not text or echoed:
+                return []
+            return [Update(key, index, message, key, text, thinking=True)]
+
+        return step
 
     def call_index(self, state: Choice, delta: CallDelta) -> tuple[int, bool]:
         """The call a delta is for, by the profile's rules, and whether it is a new call at

@@ -59,9 +59,9 @@ def lean_piece(chunk: Mapping[str, Any], states: Mapping[int, Choice]) -> Piece 
         index = 0
     elif type(index) is not int:
         return None
-    state = states.get(index)
+    state = open_choice(states, index)
     delta = choice.get("delta")
-    if state is None or state.finished or type(delta) is not dict:
+    if state is None or type(delta) is not dict:
         return None
     key = ""
     piece: Any = None
@@ -75,6 +75,11 @@ def lean_piece(chunk: Mapping[str, Any], states: Mapping[int, Choice]) -> Piece 
         key, piece = field, value
     if key == "tool_calls":
         return _call_piece(state, piece)
+    return text_piece(state, key, piece)
+
+
+def text_piece(state: Choice, key: str, piece: Any) -> Piece | None:
+    """The piece ``piece`` of the text field ``key`` (not empty), or ``None``."""
     if key in TEXT_FIELDS and type(piece) is str and piece:
         return state, key, piece, -1, None
     return None
@@ -93,11 +98,23 @@ def _call_piece(state: Choice, calls: Any) -> Piece | None:
     server = call.get("index")
     if (kind is not None and type(kind) is not str) or type(body) is not dict:
         return None
-    index = state.server.get(server) if type(server) is int else None
-    if index is None or state.kinds[index] != "function":
-        return None
     text = body.get("arguments")
     name = body.get("name")
     if type(text) is not str or (name is not None and type(name) is not str):
+        return None
+    return call_piece(state, server, text, name)
+
+
+def open_choice(states: Mapping[int, Choice], index: int) -> Choice | None:
+    """The choice at ``index`` if it has begun and not finished (a lean piece's choice)."""
+    state = states.get(index)
+    return None if state is None or state.finished else state
+
+
+def call_piece(state: Choice, server: Any, text: str, name: str | None) -> Piece | None:
+    """The piece ``text`` (with the ``name`` the delta repeats) of the function call the
+    server has named by its index ``server`` before, or ``None``."""
+    index = state.server.get(server) if type(server) is int else None
+    if index is None or state.kinds[index] != "function":
         return None
     return state, "tool_calls", text, index, name

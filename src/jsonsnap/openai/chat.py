@@ -35,6 +35,7 @@ from ._choice import (
     CallDelta,
     Choice,
     Step,
+    after_finish,
     latest,
     logprobs_step,
     other,
@@ -42,9 +43,10 @@ from ._choice import (
     role_step,
     take_name,
 )
-from ._compatible import Quirk, check_details, is_comment, marker, merge_details
+from ._compatible import Quirk, check_details, is_comment, marker
 from ._compatible_profile import CompatibleProfile
-from ._lean import TEXT_FIELDS, lean_piece
+from ._hot import HotChunks
+from ._lean import TEXT_FIELDS, Piece, lean_piece
 from ._tool_input import ChatToolInput
 
 #: Choice fields with rules of their own (a ``message`` is never taken: the message is built
@@ -114,6 +116,7 @@ class ChatCompletionAccumulator(Accumulator):
         self._order: list[int] = []  # the choice indices, sorted
         self._seen = False
         self._echoed = False  # the choice being checked has reasoning text beside its details
+        self._hot_chunks = HotChunks()
 
     @property
     def compatible(self) -> bool:
@@ -254,12 +257,8 @@ class ChatCompletionAccumulator(Accumulator):
     def _chunk(self, chunk: Mapping[str, Any]) -> list[Update]:
         lean = lean_piece(chunk, self._choices)
         if lean is not None:  # one piece of text or arguments (most chunks): at once
-            state, key, text, call, name = lean
             self._took(chunk)
-            if call < 0:
-                return [self._append_text(state, key, text)]
-            state.last = call
-            return [self._call_piece(state, call, name, text)]
+            return self._piece(lean)
         choices = chunk.get("choices")
         choices = [] if choices is None else self._fields.array(choices, "choices")
         usage = chunk.get("usage")
@@ -276,10 +275,28 @@ class ChatCompletionAccumulator(Accumulator):
             updates.append(Update("usage"))
         return updates
 
+    def _hot(self, text: str) -> list[Update] | None:
+        # A lean chunk in its hot form (see _hot), for a choice begun: what _event() and
+        # _chunk() do to it.
+        hot = self._hot_chunks
+        piece = None if self._closed or self._done else hot.read(text, self._choices)
+        if piece is None:
+            return None
+        self._kind = self._fields.kind = "chunk"
+        self._took(hot.fields)
+        return self._applied(self._piece(piece))
+
+    def _piece(self, piece: Piece) -> list[Update]:
+        """Apply a lean chunk's piece (see ``_lean``), its chunk taken (:meth:`_took`)."""
+        state, key, text, call, name = piece
+        if call < 0:
+            return [self._append_text(state, key, text)]
+        state.last = call
+        return [self._call_piece(state, call, name, text)]
+
     def _took(self, chunk: Mapping[str, Any]) -> None:
-        """What every chunk applied does to the stream (nothing here can fail): it has begun,
-        the profile is on if the chunk shows a compatible server, the completion's own fields
-        are the chunk's."""
+        """What every chunk applied does (nothing here can fail): the stream has begun, the
+        profile is on if the chunk shows a compatible server, the completion's fields are its."""
         self._seen = True
         if self._profile.mode is None:
             reason = marker(chunk)
@@ -332,13 +349,10 @@ class ChatCompletionAccumulator(Accumulator):
             steps.append(lambda state: self._finish(state, index, reason))
         return index, steps
 
-    def _after_finish(self, index: int, what: str) -> StreamError:
-        return StreamError(f"{what} after finish_reason in choice {index}")
-
     def _text(self, index: int, key: str, value: Any, finished: bool) -> Step:
         text = self._fields.string(value, key)
         if text and finished:
-            raise self._after_finish(index, key)
+            raise after_finish(index, key)
 
         def step(state: Choice) -> list[Update]:
             if text:
@@ -372,7 +386,7 @@ class ChatCompletionAccumulator(Accumulator):
         calls = self._fields.array(value, "tool_calls")
         deltas = [read_call_delta(self._fields, call, objects) for call in calls]
         if deltas and finished:
-            raise self._after_finish(index, "a tool call")
+            raise after_finish(index, "a tool call")
         return lambda state: [self._tool_call(state, delta) for delta in deltas]
 
     def _tool_call(self, state: Choice, delta: CallDelta) -> Update:
@@ -446,7 +460,7 @@ class ChatCompletionAccumulator(Accumulator):
         name = self._fields.opt_string(body.get("name"), "the function name")
         text = self._fields.opt_string(body.get("arguments"), "the function arguments") or ""
         if (name or text) and finished:
-            raise self._after_finish(index, "a function call")
+            raise after_finish(index, "a function call")
 
         def step(state: Choice) -> list[Update]:
             message = state.message
@@ -466,21 +480,8 @@ class ChatCompletionAccumulator(Accumulator):
             return other(key, value)
         pieces = check_details(value, self._kind)
         if pieces and finished:
-            raise self._after_finish(index, key)
-        echoed = self._echoed
-
-        def step(state: Choice) -> list[Update]:
-            self._profile.turn_on("reasoning_details (OpenRouter)")
-            message = state.message
-            kept = message.get(key)
-            if not isinstance(kept, list):
-                kept = message[key] = []
-            text = merge_details(kept, state.details, pieces)
-            if not text or echoed:
-                return []
-            return [Update(key, index, message, key, text, thinking=True)]
-
-        return step
+            raise after_finish(index, key)
+        return self._profile.details_step(index, key, pieces, self._echoed)
 
     _FIELDS: ClassVar[Mapping[str, Callable[..., Step]]]
 
