@@ -195,15 +195,34 @@ def run_in_pty(
             _signal(group, signal.SIGINT)
             interrupted = True
         if pending and pending[0][0](bytes(output)):
+            # As a terminal sees it: the program stopped, what it wrote until then on the
+            # screen, then the new size, which its later output lands on.
             _, new_columns, new_rows = pending.pop(0)
+            _signal(group, signal.SIGSTOP)
+            output += _drain(master)
             _set_size(master, new_columns, new_rows)
             resizes.append((len(output), new_columns, new_rows))
+            _signal(group, signal.SIGCONT)
             _signal(group, signal.SIGWINCH)
     os.close(master)
     if process.poll() is None and time.monotonic() >= deadline:
         _signal(group, signal.SIGKILL)
     returncode = process.wait(timeout=10)
     return Run(bytes(output), returncode, columns, rows, group, tuple(resizes))
+
+
+def _drain(master: int) -> bytes:
+    """What waits to be read on ``master`` (the program is stopped: nothing more comes)."""
+    data = bytearray()
+    while select.select([master], [], [], 0.05)[0]:
+        try:
+            piece = os.read(master, 65536)
+        except OSError:  # EIO: the program has exited and the pty is closed
+            break
+        if not piece:
+            break
+        data += piece
+    return bytes(data)
 
 
 def _set_size(fd: int, columns: int, rows: int) -> None:

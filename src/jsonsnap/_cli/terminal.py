@@ -264,14 +264,13 @@ class Terminal:
     def _redraw(self, lines: list[str], again: bool = False) -> None:
         """Erase the live region, write the text waiting, and draw ``lines``, cut to the
         screen as it is now (none may wrap: the cursor goes back up by their count); ``again``
-        when they are the lines on the screen, laid out for the size they were."""
-        out = self.out
+        when they are the lines on the screen, laid out for the size they were. The frame is
+        one write, so a resize lands before it or after it, never inside it."""
         size = tuple(self.size)
         columns, rows = size
         lines = [fit(line, columns - 1) for line in lines[-max(1, rows - 1) :]]
-        if self._live:  # the cursor waits at its first line: erase from there
-            out.write(f"\r{_CSI}J")
-        out.write("".join(self._queued))
+        frame = [f"\r{_CSI}J"] if self._live else []  # the cursor waits at its first line
+        frame += self._queued
         self._queued.clear()
         if lines:
             text = "\n".join(lines)
@@ -281,12 +280,13 @@ class Terminal:
                 text = "\n" + text
                 self._at_line_start = True
             up = len(lines) - 1  # back to its first line, to wait there
-            out.write(
+            frame.append(
                 f"{_NO_WRAP}{text}\r{_CSI}{up}A{_WRAP}" if up else f"{_NO_WRAP}{text}\r{_WRAP}"
             )
+        self.out.write("".join(frame))
         self._live = lines
         if not again:
             self._live_size = size if lines else None
         self._drawn = self._clock()
         self.frames += 1
-        out.flush()
+        self.out.flush()
