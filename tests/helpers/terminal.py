@@ -182,13 +182,8 @@ def run_in_pty(
     resizes: list[tuple[int, int, int]] = []
     pending = list(resize)
     while time.monotonic() < deadline:
-        if not select.select([master], [], [], 0.5)[0]:
-            continue
-        try:
-            data = os.read(master, 65536)
-        except OSError:  # EIO: the program has exited and the pty is closed
-            break
-        if not data:
+        data = _read(master, 0.5)
+        if data is None:
             break
         output += data
         if interrupt_when is not None and not interrupted and interrupt_when(bytes(output)):
@@ -211,16 +206,21 @@ def run_in_pty(
     return Run(bytes(output), returncode, columns, rows, group, tuple(resizes))
 
 
+def _read(master: int, wait: float) -> bytes | None:
+    """What ``master`` gives within ``wait`` seconds (``b""``: nothing yet), or ``None`` once
+    the program has exited and the pty is closed."""
+    if not select.select([master], [], [], wait)[0]:
+        return b""
+    try:
+        return os.read(master, 65536) or None
+    except OSError:  # EIO: the program has exited and the pty is closed
+        return None
+
+
 def _drain(master: int) -> bytes:
     """What waits to be read on ``master`` (the program is stopped: nothing more comes)."""
     data = bytearray()
-    while select.select([master], [], [], 0.05)[0]:
-        try:
-            piece = os.read(master, 65536)
-        except OSError:  # EIO: the program has exited and the pty is closed
-            break
-        if not piece:
-            break
+    while piece := _read(master, 0.05):
         data += piece
     return bytes(data)
 
