@@ -185,6 +185,8 @@ def run_in_pty(
         data = _read(master, 0.5)
         if data is None:
             break
+        if not data:
+            continue
         output += data
         if interrupt_when is not None and not interrupted and interrupt_when(bytes(output)):
             _signal(group, signal.SIGINT)
