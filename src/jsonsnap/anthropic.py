@@ -108,6 +108,8 @@ class MessageAccumulator(Accumulator):
         # The high surrogate a block's last delta ended with, by (index, field): joined to the
         # low half the next delta of that field starts with, as the SDKs' JavaScript does.
         self._halves: HeldHalves[tuple[int, str]] = HeldHalves()
+        # The block, tool input and key of the last hot event (see _hot), for _repeat.
+        self._last: tuple[int, dict[str, Any], ToolInput | None, str] | None = None
 
     @classmethod
     def looks_like(cls, data: Mapping[str, Any]) -> bool:
@@ -219,10 +221,18 @@ class MessageAccumulator(Accumulator):
             if tool is None or tool._ended:
                 return None
         self._kind = self._fields.kind = DELTA
-        if tool is not None:
-            return self._applied([self._grow_input(index, block, tool, piece)])
+        self._lead = None
+        self._last = (index, block, tool, key)
         # (A block whose text so far is no string: _grow_text() raises the general way's
         # error, before it changes anything.)
+        updates = self._repeat(piece)
+        self._span = (comma + len(form), len(text) - 3)  # (the string's text, before '"}}')
+        return updates
+
+    def _repeat(self, piece: str) -> list[Update]:
+        index, block, tool, key = self._last  # type: ignore[misc]
+        if tool is not None:
+            return self._applied([self._grow_input(index, block, tool, piece)])
         return self._applied([self._grow_text(index, block, piece, key)])
 
     def _text_delta(self, index: int, block: dict[str, Any], delta: Mapping[str, Any]) -> Update:

@@ -80,6 +80,7 @@ class SSEDecoder:
         "_line",
         "_retry",
         "_undecoded",
+        "_whole",
         "retry",
     )
 
@@ -98,6 +99,7 @@ class SSEDecoder:
         self._data: list[str] = []
         self._retry: int | None = None
         self._last_id = ""
+        self._whole = False  # whether _pairs() read the last chunk as one whole event
         #: The last reconnection time the stream set (``retry:``), in milliseconds.
         self.retry: int | None = None
 
@@ -131,7 +133,45 @@ class SSEDecoder:
         if not text.startswith("data:", at) or text.find("\n", at, end) >= 0:
             return self._read(text, True)  # type: ignore[return-value]
         self._retry = None  # (what a dispatch does)
+        self._whole = True
         return [(kind, text[at + 6 if text.startswith(" ", at + 5) else at + 5 : end])]
+
+    def _frame(self, chunk: bytes, data: str, start: int, stop: int) -> tuple[bytes | None, bytes]:
+        """The bytes of ``chunk`` before ``data[start]`` and from ``data[stop]`` on, when
+        :meth:`_pairs` has just read it as one whole event whose data is ``data`` (and it is
+        ASCII, so that a character is a byte); else ``(None, b"")``. What :meth:`_again`
+        takes."""
+        if not self._whole or not chunk.isascii():
+            return None, b""
+        at = len(chunk) - 2 - len(data)  # (the data line ends the chunk, before "\n\n")
+        return chunk[: at + start], chunk[at + stop :]
+
+    def _again(self, chunk: bytes, lead: bytes, tail: bytes) -> str | None:
+        """If ``chunk`` is an event framed as the one :meth:`_frame` gave ``lead`` and
+        ``tail`` of (the same lines around its data's text from ``start`` to ``stop``), with
+        nothing held before it: the text between them, the event read (the decoder's state as
+        :meth:`_pairs` leaves it). Else ``None``, and nothing done.
+
+        Invariant: :meth:`_pairs` reads such a chunk as one event, of the same type, whose data
+        is the data it was framed from with this text from ``start`` to ``stop``: ``lead`` and
+        ``tail`` hold the event's lines but for that part of its data line (and no CR), which
+        the text, with no line end in it, does not end."""
+        size = len(chunk) - len(tail)
+        if size < len(lead) or not chunk.startswith(lead) or not chunk.endswith(tail):
+            return None
+        if self._data or self._line or self._event or self._after_cr or self._undecoded:
+            return None
+        if not self._bom_checked:
+            return None
+        middle = chunk[len(lead) : size]
+        if not middle.isascii():
+            return None
+        text = middle.decode("ascii")  # (str, not bytes: ``in`` on bytes tries an int first)
+        if "\n" in text or "\r" in text:
+            return None
+        self._retry = None  # (what a dispatch does)
+        self._whole = True
+        return text
 
     def _text(self, chunk: bytes | bytearray | memoryview | str) -> str:
         if isinstance(chunk, str):
@@ -223,6 +263,7 @@ class SSEDecoder:
         """The events the lines of ``text`` complete (as :meth:`_pairs` gives them when
         ``pairs``). The lines every event stream is made of (``data:``, a blank line,
         ``event:``) are read here; the others by :meth:`_line_done`."""
+        self._whole = False
         if not text:
             return []
         events: list[ServerSentEvent | tuple[str, str]] = []

@@ -6,13 +6,17 @@ by the accumulator and by one whose ``_hot`` always declines (so every event goe
 way), and the two must agree on everything: each update as it comes (its block, tool input and
 snapshot at that moment), the error that stops a body, and the state after it (the message, the
 tool inputs, the count of events). The bodies: every Anthropic recording, cut anywhere, and
-hand-made events at the edges of the hot form.
+hand-made events at the edges of the hot form. Each is also read one event per chunk, as a
+server that flushes each event sends it: a block's deltas then come again and again in the same
+framing but for their string, which the body's loop reads as the last hot event once more
+(``_repeat``), and which must agree too.
 """
 
 from __future__ import annotations
 
 import json
 import random
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -21,6 +25,7 @@ import pytest
 
 from chunking import chunkings, random_splits
 from jsonsnap.anthropic import MessageAccumulator
+from jsonsnap.sse import SSEDecoder
 from jsonsnap.streams import StreamError, ToolInput, Update
 from recordings import all_fixtures, fixture_id
 
@@ -36,15 +41,28 @@ class Cold(MessageAccumulator):
 
 
 class Counted(MessageAccumulator):
-    """The accumulator, counting the events its hot form took."""
+    """The accumulator, counting the events its hot form took (``hot``: each is applied by
+    ``_repeat``), and of them, those the body's loop read again without ``_hot``
+    (``again``)."""
 
     hot = 0
+    again = 0
 
     def _hot(self, text: str) -> list[Update] | None:
         updates = super()._hot(text)
         if updates is not None:
-            type(self).hot += 1
+            type(self).again -= 1
         return updates
+
+    def _repeat(self, piece: str) -> list[Update]:
+        type(self).hot += 1
+        type(self).again += 1
+        return super()._repeat(piece)
+
+
+def per_event(body: bytes) -> list[bytes]:
+    """The body one event per chunk (each ends with its blank line)."""
+    return [piece for piece in re.split(rb"(?<=\n\n)", body) if piece]
 
 
 def tool_seen(tool: ToolInput | None) -> Any:
@@ -114,9 +132,16 @@ def same_both_ways(
     Counted.hot = 0
     assert outcome(Counted(**options), [body]) == expected
     hot = Counted.hot
-    for label, pieces in cuts:
+    for label, pieces in [("per event", per_event(body)), *cuts]:
         assert outcome(Counted(**options), pieces) == expected, label
     return hot
+
+
+def read_again(body: bytes) -> int:
+    """How many events of the body, one event per chunk, the body's loop read again."""
+    Counted.again = 0
+    outcome(Counted(), per_event(body))
+    return Counted.again
 
 
 def request_options(path: Path) -> dict[str, Any]:
@@ -149,13 +174,16 @@ def test_every_recording_reads_the_same_hot_and_cold(path: Path, repair: bool) -
 
 
 def test_the_recordings_take_the_hot_form() -> None:
-    """(So that the test above tests something: most deltas of a real stream are hot.)"""
-    hot = deltas = 0
+    """(So that the tests above test something: most deltas of a real stream are hot, and one
+    event per chunk, most are read again by the loop.)"""
+    hot = again = deltas = 0
     for path in FIXTURES:
         body = path.read_bytes()
         hot += same_both_ways(body)
+        again += read_again(body)
         deltas += body.count(b'data: {"type":"content_block_delta"')
     assert hot > 0.9 * deltas > 100
+    assert again > 0.8 * deltas
 
 
 # --------------------------------------------------------------------------- edge events
@@ -310,6 +338,33 @@ EDGES: dict[str, list[str]] = {
         *END,
     ],
     "a repairable input": [json_delta("0", "{location: 'Oslo',"), *END],
+    # A delta after a first one of its block, in the same framing: what the loop reads again.
+    "again: a quote": [json_delta("0", '{\\"a\\": \\"x'), json_delta("0", 'y"z'), *END],
+    "again: a line end": [json_delta("0", '{\\"a\\": \\"x'), json_delta("0", "y\nz"), *END],
+    "again: a CR": [json_delta("0", '{\\"a\\": \\"x'), json_delta("0", "y\rz"), *END],
+    "again: a control character": [text_delta("1", "a"), text_delta("1", "\x01"), *END],
+    "again: DEL": [text_delta("1", "a"), text_delta("1", "\x7f"), text_delta("1", "b"), *END],
+    "again: not ASCII": [text_delta("1", "a"), text_delta("1", "é"), text_delta("1", "b"), *END],
+    "again: empty": [json_delta("0", "{"), json_delta("0", ""), json_delta("0", "}"), *END],
+    "again: a pair cut": [
+        text_delta("1", "a"),
+        text_delta("1", "\\ud83d"),
+        text_delta("1", "\\ude00"),
+    ],
+    "again: an escape cut": [text_delta("1", "a\\"), text_delta("1", "nb"), *END],
+    "again: blocks in turn": [
+        text_delta("1", "a"),
+        text_delta("1", "b"),
+        json_delta("0", '{\\"a'),
+        json_delta("0", "b"),
+        text_delta("1", "c"),
+        text_delta("2", "d", "thinking"),
+        text_delta("2", "e", "thinking"),
+        json_delta("0", '\\"}'),
+        END[0],
+        json_delta("0", " "),
+        END[1],
+    ],
 }
 
 
@@ -333,6 +388,54 @@ def test_the_edge_bodies_take_the_hot_form_where_they_can() -> None:
     for name in ("a leading zero", "a huge index", "spaces", "other key orders", "extra keys"):
         assert same_both_ways(body_of(EDGES[name])) == 0, name
     assert same_both_ways(body_of(EDGES["zero"])) == 1
+    assert read_again(body_of(EDGES["plain"])) == 1
+    assert read_again(body_of(EDGES["again: blocks in turn"])) == 3
+    assert read_again(body_of(EDGES["again: DEL"])) == 2
+    assert read_again(body_of(EDGES["again: a pair cut"])) == 2
+    for name in ("again: a quote", "again: a line end", "again: not ASCII"):
+        assert read_again(body_of(EDGES[name])) == 0, name
+
+
+# A chunk before a delta that would be read again: what the decoder holds then (or not).
+BEFORE = {
+    "a line begun": b"data: x",
+    "an event type": b"event: other\n",
+    "a data line": b"data: 1\n",
+    "a CR": b": comment\r",
+    "a character begun": "é".encode()[:1],
+    "a comment": b": comment\n",
+    "a retry": b"retry: 5\n",
+    "an id": b"id: 7\n",
+}
+
+
+@pytest.mark.parametrize("before", BEFORE.values(), ids=BEFORE.keys())
+def test_what_the_decoder_holds_before_a_delta_is_read_as_it_is(before: bytes) -> None:
+    """The loop reads a chunk again only with nothing held before it: the decoder's state is
+    the general way's in every case (and ``retry`` and the last event ID, as it leaves them)."""
+    events = [json_delta("0", '{\\"a\\": \\"x'), json_delta("0", "y"), json_delta("0", "z")]
+    pieces = per_event(body_of([*events, *END]))
+    at = len(pieces) - 4  # (before the second delta)
+    cut = [*pieces[:at], before, *pieces[at:]]
+    expected = outcome(Cold(), [b"".join(cut)])
+    assert outcome(Counted(), cut) == expected
+    for cls in (Cold, Counted):
+        decoder = SSEDecoder()
+        outcome(reading_with(cls, decoder), cut)
+        assert (decoder.retry, decoder.last_event_id) == (
+            5 if before.startswith(b"retry") else None,
+            "7" if before.startswith(b"id") else "",
+        )
+
+
+def reading_with(cls: type[MessageAccumulator], decoder: SSEDecoder) -> MessageAccumulator:
+    """An accumulator of ``cls`` that reads a body with ``decoder``."""
+
+    class Kept(cls):  # type: ignore[valid-type,misc]
+        def _body_decoder(self) -> SSEDecoder:
+            return decoder
+
+    return Kept()
 
 
 @pytest.mark.parametrize(

@@ -21,8 +21,8 @@ from .._jsontext import copy_data, describe
 from .._parse.repairs import repairs_of
 from ..sse import ServerSentEvent, SSEDecoder
 from .aio import as_async, aupdates
-from .body import CHUNK_TYPES, BodyDecoder, BodyHead, body_items, misuse_hint
-from .envelope import DONE, sse_data
+from .body import CHUNK_TYPES, BodyDecoder, BodyHead, body_items, item_events, misuse_hint
+from .envelope import DONE, sse_data, string_body
 from .events import dump_event, error_from
 from .fields import EventFields
 from .protocols import PROTOCOLS, detect
@@ -86,6 +86,10 @@ class Accumulator:
         self._nothing: str | None = None  # what the body read was, if it brought no event
         self._refused: str | None = None  # why close() refused a stream that brought no event
         self._kind = ""  # the type of the event being applied, for error messages
+        # A hot event that may come again (see _hot): its string's place, its chunk's bytes.
+        self._span: tuple[int, int] | None = None
+        self._lead: bytes | None = None
+        self._tail = b""
         #: The compiled schema of each tool, by name (from ``tools=``; each keeps the keywords
         #: it does not check in ``unchecked``).
         self.schemas: ToolSchemas = tool_schemas(tools)
@@ -181,6 +185,7 @@ class Accumulator:
         """Apply an event's data (of our own: decoded, or copied from the caller's)."""
         if self._closed:
             raise StreamError("an event after close()")
+        self._lead = None  # (the state a hot event was read in may change)
         updates = self._done_marker() if data is DONE else self._event(data)  # type: ignore[arg-type]
         return self._applied(updates)
 
@@ -193,6 +198,7 @@ class Accumulator:
     def _sse_updates(self, kind: str, text: str) -> list[Update]:
         """The updates of a server-sent event of a body (of type ``kind``, its data
         ``text``): its hot form's (:meth:`_hot`), or its data's, decoded and applied."""
+        self._span = None
         updates = self._hot(text)
         if updates is not None:
             return updates
@@ -206,8 +212,19 @@ class Accumulator:
 
         Invariant: an event read here does exactly what the general way would do with it
         (the same updates, the same state, counted and checked by :meth:`_applied`); the
-        general way also has every error, so an event that would fail is ``None`` here."""
+        general way also has every error, so an event that would fail is ``None`` here.
+
+        Such an event may come again, chunk after chunk the same but for its one string (a
+        block's deltas). ``_hot`` then sets ``_span``, where the string's text is in ``text``
+        (after its opening quote, to its closing one), and applies it by :meth:`_repeat`; the
+        body's loop keeps the bytes around the string (``_lead``, ``_tail``; dropped by any
+        other event and by ``close()``) and gives the string of a chunk that has them to
+        :meth:`_repeat`."""
         return None
+
+    def _repeat(self, piece: str) -> list[Update]:
+        """The last event :meth:`_hot` read, with the string ``piece``, applied."""
+        raise NotImplementedError
 
     def close(self) -> list[Update]:
         """End the stream: each tool input (and structured output) still streaming becomes
@@ -224,6 +241,7 @@ class Accumulator:
                 raise StreamError(self._refused)
             return []
         self._closed = True
+        self._lead = None
         updates = []
         for tool, block in list(self._tool_blocks()):
             if not tool.ended:
@@ -263,7 +281,6 @@ class Accumulator:
         items = body_items(body, name)
         decoder = self._body_decoder()
         seen = BodyHead()
-
         return self._body_updates(items, decoder, seen)
 
     def _body_updates(
@@ -282,23 +299,36 @@ class Accumulator:
         except BaseException as exc:
             self._body_failed(exc, seen)
         ended = False
+        again: str | None = None  # the string of a chunk that repeats the last hot event
         while not ended:
             try:
                 item = next(iterator, _END)
                 if sse is not None and type(item) is bytes:  # (the commonest item)
                     seen.see(item)
-                    pairs, events = True, sse._pairs(item)
+                    lead = self._lead
+                    if lead is not None:  # the last hot event again, with another string?
+                        middle = sse._again(item, lead, self._tail)
+                        again = None if middle is None else string_body(middle)
+                    if again is None:
+                        pairs, events = True, sse._pairs(item)
                 elif item is not _END:
-                    pairs, events = self._item_events(item, decoder, sse, seen)
+                    pairs, events = item_events(item, decoder, sse, seen)
                 else:  # the body is over: the decoder's last events
                     ended = seen.ended = True
                     pairs = sse is not None
                     events = [*(sse._close(True) if sse is not None else decoder.close())]
             except BaseException as exc:
                 self._body_failed(exc, seen)
-            if pairs:  # (type, data) of server-sent events, decoded and applied at once
+            if again is not None:  # (applied here: an event's own error is feed()'s)
+                yield from self._repeat(again)
+                again = None
+            elif pairs:  # (type, data) of server-sent events, decoded and applied at once
                 for kind, text in events:
-                    yield from self._sse_updates(kind, text)
+                    updates = self._sse_updates(kind, text)
+                    span = self._span
+                    if span is not None and sse is not None and type(item) is bytes:
+                        self._lead, self._tail = sse._frame(item, text, *span)
+                    yield from updates
             else:
                 for event in events:
                     yield from self.feed(event)
@@ -311,17 +341,6 @@ class Accumulator:
         synchronous one is taken too."""
         items = body if isinstance(body, AsyncIterable) else as_async(body_items(body, "aupdates"))
         return aupdates(self, items, self._body_decoder(), BodyHead())
-
-    def _item_events(
-        self, item: Any, decoder: BodyDecoder, sse: SSEDecoder | None, seen: BodyHead
-    ) -> tuple[bool, list[Any]]:
-        """The events of an item of a body, as :meth:`_events` gives them (``sse``: the
-        decoder, when its events go as pairs)."""
-        if sse is not None and isinstance(item, CHUNK_TYPES):
-            chunk = item if isinstance(item, (bytes, str)) else bytes(item)
-            seen.see(chunk)
-            return True, sse._pairs(chunk)
-        return False, self._decoded(item, decoder, seen)
 
     def _pairs_of(self, decoder: BodyDecoder) -> SSEDecoder | None:
         """The decoder, if a body's server-sent events go from it straight to
@@ -341,15 +360,6 @@ class Accumulator:
         if not self.events:
             self._nothing = seen.refusal(self._STREAM_REQUEST)
         return self.close()
-
-    @contextlib.contextmanager
-    def _failing(self, seen: BodyHead) -> Iterator[None]:
-        """Reading a body: if it raises, :meth:`_body_failed` (what an async body's loop reads its
-        items in; a synchronous body's, :meth:`_body_updates`, calls it itself)."""
-        try:
-            yield
-        except BaseException as exc:
-            self._body_failed(exc, seen)
 
     def _body_failed(self, exc: BaseException, seen: BodyHead) -> NoReturn:
         """Reading a body, it raised ``exc`` (its iterable, as boto3's does for an exception
@@ -378,15 +388,6 @@ class Accumulator:
         return self
 
     # ------------------------------------------------------------------ events in
-
-    @staticmethod
-    def _decoded(item: Any, decoder: BodyDecoder, seen: BodyHead) -> list[Any]:
-        """The events of an item of a body: a chunk's, decoded (and seen), or the item."""
-        if isinstance(item, CHUNK_TYPES):
-            chunk = item if isinstance(item, (bytes, str)) else bytes(item)
-            seen.see(chunk)
-            return decoder.feed(chunk)
-        return [item]
 
     def _data_of(self, event: Any) -> Mapping[str, Any] | str | None:
         """The event as a mapping of our own (never the caller's), the marker, or ``None`` for

@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections.abc import AsyncIterable, AsyncIterator, Iterable
 from typing import TYPE_CHECKING, Any
 
+from .body import item_events
+
 if TYPE_CHECKING:
     from .accumulator import Accumulator
     from .body import BodyDecoder, BodyHead
@@ -38,8 +40,10 @@ async def _aevents(
 ) -> AsyncIterator[tuple[bool, list[Any]]]:
     """The events of each item of an async body, as ``Accumulator._body_updates()`` takes them."""
     sse = acc._pairs_of(decoder)
-    with acc._failing(seen):
+    try:  # (what fails here is the body's: a synchronous body's loop does the same)
         async for item in items:
-            yield acc._item_events(item, decoder, sse, seen)
+            yield item_events(item, decoder, sse, seen)
         seen.ended = True
         yield (True, sse._close(True)) if sse is not None else (False, decoder.close())
+    except BaseException as exc:
+        acc._body_failed(exc, seen)

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Protocol
 
 from .._jsontext import describe
-from ..sse import ServerSentEvent
+from ..sse import ServerSentEvent, SSEDecoder
 
 #: What a body's chunks may be (anything else in a body is an event).
 CHUNK_TYPES = (bytes, bytearray, memoryview, str)
@@ -117,6 +117,20 @@ class BodyHead:
             "the body is not an event stream: it has no data: lines (it begins with "
             f"{describe(text.lstrip()[:40])})"
         )
+
+
+def item_events(
+    item: Any, decoder: BodyDecoder, sse: SSEDecoder | None, seen: BodyHead
+) -> tuple[bool, list[Any]]:
+    """The events of an item of a body, and whether they are ``(type, data)`` pairs (``sse``:
+    the decoder, when its events go as pairs): a chunk's, decoded (and seen), or the item."""
+    if isinstance(item, CHUNK_TYPES):
+        chunk = item if isinstance(item, (bytes, str)) else bytes(item)
+        seen.see(chunk)
+        if sse is not None:
+            return True, sse._pairs(chunk)
+        return False, decoder.feed(chunk)
+    return False, [item]
 
 
 def body_items(body: Any, name: str) -> Iterable[Any]:

@@ -88,6 +88,19 @@ def string_at(text: str, start: int, end: str) -> str | None:
     return value
 
 
+def string_body(text: str) -> str | None:
+    """The value of the JSON string whose text between its quotes is ``text``, as
+    :func:`string_at` reads it; ``None`` if it is not one (a quote not escaped, a control
+    character, an escape JSON refuses)."""
+    if "\\" not in text and '"' not in text and text.isprintable():
+        return text  # (nothing to unescape: the commonest)
+    try:
+        value, after = _SCANSTRING(text + '"', 0, True)
+    except ValueError:  # (json.JSONDecodeError)
+        return None
+    return value if after == len(text) + 1 else None
+
+
 #: What ``feed()`` takes for the end marker of an OpenAI stream (the data ``[DONE]``).
 DONE: Final = "[DONE]"
 
