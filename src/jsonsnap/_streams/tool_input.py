@@ -34,6 +34,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import Parser, Schema
+from .._errors import mypyc_attr
 from .streamed_json import StreamedJSON
 
 #: The key of the tool schemas whose schema checks a call to any tool not named there (no
@@ -54,6 +55,7 @@ class StructuredOutputError(ValueError):
     does not convert to the schema's Python type."""
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # (users', and the tests' spies)
 class ToolInput(StreamedJSON):
     """The streamed JSON input (arguments) of one tool call.
 
@@ -126,6 +128,7 @@ class ToolInput(StreamedJSON):
         return f"<ToolInput {self.index} {self.name!r} {self.status}, {len(self.raw)} chars>"
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class StructuredOutput(StreamedJSON):
     """The answer text of a request with a structured output format (``output_schema=`` of an
     accumulator), parsed live as JSON and checked against the format's schema.
@@ -165,4 +168,4 @@ class StructuredOutput(StreamedJSON):
 
 
 for _cls in (ToolInputError, StructuredOutputError, ToolInput, StructuredOutput):
-    _cls.__module__ = "jsonsnap.streams"
+    setattr(_cls, "__module__", "jsonsnap.streams")  # noqa: B010 (a compiled class too)

@@ -1,9 +1,5 @@
 """The tool input of a Chat Completions call: :class:`ChatToolInput`, which carries the
 :class:`~jsonsnap.openai._compatible.Quirk` records of what the compatible profile did to it.
-
-A module of its own because its base, ``ToolInput``, stays interpreted in the compiled build (a
-test wraps one of its methods), and a compiled class cannot derive from an interpreted one: this
-module is left out of the compiled build too (its work is its parser's, which is compiled).
 """
 
 from __future__ import annotations
@@ -11,11 +7,13 @@ from __future__ import annotations
 from typing import Any
 
 from .. import Parser
+from .._errors import mypyc_attr
 from .._parse.grammar import WS
-from .._streams.tool_input import ToolInput
+from .._streams.tool_input import ToolInput, ToolSchemas
 from ._compatible import Quirk
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class ChatToolInput(ToolInput):
     """A Chat Completions call's tool input: a :class:`ToolInput` that also lists the
     :class:`Quirk` records of what the compatible profile did to it (``quirks``: empty for a
@@ -27,8 +25,18 @@ class ChatToolInput(ToolInput):
 
     __slots__ = ("_kept", "_piece_at", "quirks")
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    # (ToolInput's parameters, written out: a compiled build passes *args or **kwargs on to a
+    # compiled __init__ wrongly.)
+    def __init__(
+        self,
+        index: int,
+        name: str,
+        id: str | None = None,
+        *,
+        schemas: ToolSchemas | None = None,
+        repair: Any = False,
+    ) -> None:
+        super().__init__(index, name, id, schemas=schemas, repair=repair)
         #: What the compatible profile did to this call (see :data:`QUIRKS`).
         self.quirks: list[Quirk] = []
         self._piece_at = 0  # where in raw the last fragment that is not whitespace began

@@ -35,7 +35,7 @@ from jsonsnap import vercel
 from jsonsnap.anthropic import MessageAccumulator
 from jsonsnap.openai import ChatCompletionAccumulator
 from jsonsnap.sse import SSEDecoder
-from jsonsnap.streams import PROTOCOLS, StreamError, ToolInputError, Update
+from jsonsnap.streams import PROTOCOLS, StreamError, ToolInput, ToolInputError, Update
 from jsonsnap.vercel import UIMessageAccumulator, UIMessageEncoder
 from recordings import (
     ROOT,
@@ -708,23 +708,30 @@ def test_a_message_with_no_content_has_no_step_start() -> None:
     assert [p["type"] for p in acc.message["parts"]][-1] == "step-start"
 
 
-def test_a_long_tool_input_grows_in_place(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_long_tool_input_grows_in_place() -> None:
     """While a tool input grows, the message lets go of its raw text (which CPython can then
     append in place), so that a long input costs time in proportion to its length; a delta
     refused (after the input's end) changes nothing."""
-    acc = UIMessageAccumulator()
+    held = []
+
+    class Watched(ToolInput):
+        """A tool input that notes, as each fragment comes, whether the message holds its
+        raw text."""
+
+        def _feed(self, fragment: str) -> bool:
+            held.append(any(part.get("rawInput") is self.raw for part in parts))
+            return super()._feed(fragment)
+
+    class Watching(UIMessageAccumulator):
+        def _tool(self, index: int, name: str, id: str | None = None) -> ToolInput:
+            return Watched(index, name, id)
+
+    acc = Watching()
     acc.feed(UI_START)
     acc.feed({"type": "tool-input-start", "toolCallId": "a", "toolName": "f"})
     parts: list[dict[str, Any]] = acc.message["parts"]  # type: ignore[index]
     tool = acc.tool_calls()[0]
-    grow = type(tool)._feed
-    held = []
-
-    def spy(self: Any, fragment: str) -> bool:
-        held.append(any(part.get("rawInput") is self.raw for part in parts))
-        return grow(self, fragment)
-
-    monkeypatch.setattr(type(tool), "_feed", spy)
+    assert type(tool) is Watched
     for piece in ['{"a": "', "x" * 64, "x" * 64, '"}']:
         acc.feed({"type": "tool-input-delta", "toolCallId": "a", "inputTextDelta": piece})
     assert held == [False] * 4 and parts[-1]["rawInput"] == tool.raw
