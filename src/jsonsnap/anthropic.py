@@ -221,7 +221,6 @@ class MessageAccumulator(Accumulator):
             if tool is None or tool._ended:
                 return None
         self._kind = self._fields.kind = DELTA
-        self._lead = None
         self._last = (index, block, tool, key)
         # (A block whose text so far is no string: _grow_text() raises the general way's
         # error, before it changes anything.)

@@ -19,6 +19,7 @@ every document as a short one.
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Iterator, Sequence
 from typing import TypeVar
 
@@ -95,3 +96,9 @@ def chunkings(
 def one_by_one(text: T) -> list[T]:
     """``text`` one character (or byte) at a time."""
     return [text[i : i + 1] for i in range(len(text))]
+
+
+def per_event(body: bytes) -> list[bytes]:
+    """An event stream's body one event per chunk (each with its blank line), as a server that
+    flushes each event sends it."""
+    return [piece for piece in re.split(rb"(?<=\n\n)", body) if piece]

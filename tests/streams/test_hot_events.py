@@ -14,16 +14,16 @@ framing but for their string, which the body's loop reads as the last hot event 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
-import re
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from chunking import chunkings, random_splits
+from chunking import chunkings, per_event, random_splits
 from jsonsnap.anthropic import MessageAccumulator
 from jsonsnap.sse import SSEDecoder
 from jsonsnap.streams import StreamError, ToolInput, Update
@@ -58,11 +58,6 @@ class Counted(MessageAccumulator):
         type(self).hot += 1
         type(self).again += 1
         return super()._repeat(piece)
-
-
-def per_event(body: bytes) -> list[bytes]:
-    """The body one event per chunk (each ends with its blank line)."""
-    return [piece for piece in re.split(rb"(?<=\n\n)", body) if piece]
 
 
 def tool_seen(tool: ToolInput | None) -> Any:
@@ -475,3 +470,28 @@ def test_a_hot_delta_is_counted_and_named() -> None:
         "content_block_delta", 0, acc.message["content"][0], "input_json_delta",  # type: ignore[index]
         tool=acc.tools[0], fragment='{"a": 1', changed=True,
     )  # fmt: skip
+
+
+def test_a_hot_event_of_another_loop_drops_the_lead() -> None:
+    """A chunk read again is the last hot event again: after one that another body's loop read
+    (``aupdates()``, left before its end), a chunk framed as the event before it is not."""
+    head = per_event(body_of([json_delta("0", '{\\"a\\": \\"x'), json_delta("0", "y")]))
+    other = per_event(body_of([text_delta("1", "b")], head=()))
+    last = per_event(body_of([json_delta("0", "z")], head=()))
+    seen = []
+    for acc in (Counted(), Cold()):
+        chunks = iter([*head, *last])
+        reading = acc.updates(chunks)
+        for update in reading:
+            if update.fragment == "y":
+                break
+
+        async def one(acc: MessageAccumulator = acc) -> None:
+            async for _ in acc.aupdates(other):
+                break
+
+        asyncio.run(one())
+        updates = [update_seen(update) for update in reading]
+        seen.append((updates, repr(acc.message), acc.events))
+    assert seen[0] == seen[1]
+    assert "xyz" in seen[0][1]

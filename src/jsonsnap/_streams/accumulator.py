@@ -199,6 +199,8 @@ class Accumulator:
         """The updates of a server-sent event of a body (of type ``kind``, its data
         ``text``): its hot form's (:meth:`_hot`), or its data's, decoded and applied."""
         self._span = None
+        self._lead = None  # (a hot event read here may be another's: its _repeat() is not
+        # the lead's; the loop of updates() sets it again after a hot event read whole)
         updates = self._hot(text)
         if updates is not None:
             return updates
@@ -308,7 +310,7 @@ class Accumulator:
                     lead = self._lead
                     if lead is not None:  # the last hot event again, with another string?
                         middle = sse._again(item, lead, self._tail)
-                        again = None if middle is None else string_body(middle)
+                        again = string_body(middle) if middle else None  # (not empty)
                     if again is None:
                         pairs, events = True, sse._pairs(item)
                 elif item is not _END:
@@ -319,7 +321,7 @@ class Accumulator:
                     events = [*(sse._close(True) if sse is not None else decoder.close())]
             except BaseException as exc:
                 self._body_failed(exc, seen)
-            if again is not None:  # (applied here: an event's own error is feed()'s)
+            if again:  # (applied here: an event's own error is feed()'s)
                 yield from self._repeat(again)
                 again = None
             elif pairs:  # (type, data) of server-sent events, decoded and applied at once

@@ -191,6 +191,19 @@ def latest(target: dict[str, Any], values: Mapping[str, Any]) -> list[Update]:
     return []
 
 
+#: Completion fields taken from the chunks as they come (``usage`` only when not null).
+COMPLETION_FIELDS = ("id", "created", "model", "system_fingerprint", "service_tier")
+
+
+def latest_fields(completion: dict[str, Any], chunk: Mapping[str, Any]) -> None:
+    """A chunk's completion fields (:data:`COMPLETION_FIELDS`) that are not null, kept as their
+    latest value."""
+    for key in COMPLETION_FIELDS:
+        value = chunk.get(key)
+        if value is not None:
+            completion[key] = value
+
+
 def other(key: str, value: Any) -> Step:
     """A message field this version does not know (``audio``...): its latest value."""
     return lambda state: latest(state.message, {key: value})

@@ -31,7 +31,7 @@ from .._parse.oneshot import loads
 from .._streams.update import Update
 from ..streams import ToolInput
 from ._choice import CallDelta, Choice, Step
-from ._compatible import Quirk, merge_details, value_spans
+from ._compatible import Quirk, marker, merge_details, value_spans
 from ._tool_input import ChatToolInput
 
 #: The most values glued in one call's arguments that are split into calls (more are left
@@ -58,6 +58,13 @@ class CompatibleProfile:
         if not self.on and self.mode is None:
             self.on = True
             self.reason = reason
+
+    def see(self, chunk: Mapping[str, Any]) -> None:
+        """A chunk applied: on if it shows a compatible server (see ``marker``)."""
+        if self.mode is None:
+            reason = marker(chunk)
+            if reason is not None:
+                self.turn_on(reason)
 
     def note(self, quirk: Quirk, tool: ToolInput | None = None) -> None:
         """What the profile did (to the call of ``tool``, if it concerns one)."""

@@ -56,7 +56,7 @@ OBFUSCATION: Final = ',"obfuscation":"'
 class HotChunks:
     """The head and lead last read (see the module docstring), and the tail last seen."""
 
-    __slots__ = ("call", "choice", "fields", "head", "key", "lead", "tail", "tails")
+    __slots__ = ("call", "choice", "fields", "head", "key", "lead", "span", "tail", "tails")
 
     def __init__(self) -> None:
         self.head = ""  # ("": none yet; no text is read with it)
@@ -70,6 +70,9 @@ class HotChunks:
         self.call = -1
         self.tails: tuple[str, ...] = ()
         self.tail = ""
+        #: Where the last piece's string is in its text (after its opening quote, to its
+        #: closing one).
+        self.span = (0, 0)
 
     def read(self, text: str, states: Mapping[int, Choice]) -> Piece | None:
         """The piece of a chunk in the hot form whose choice (in ``states``) takes it, or
@@ -84,10 +87,12 @@ class HotChunks:
         end = self._end(text)
         if end is None:
             return None
-        piece = string_at(text, at + len(self.lead), end)
+        start = at + len(self.lead)
+        piece = string_at(text, start, end)
         state = None if piece is None else open_choice(states, self.choice)
         if state is None or piece is None:
             return None
+        self.span = (start, len(text) - len(end) - 1)
         if self.call < 0:
             return text_piece(state, self.key, piece)
         return call_piece(state, self.call, piece, None)

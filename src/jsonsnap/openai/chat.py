@@ -37,13 +37,14 @@ from ._choice import (
     Step,
     after_finish,
     latest,
+    latest_fields,
     logprobs_step,
     other,
     read_call_delta,
     role_step,
     take_name,
 )
-from ._compatible import Quirk, check_details, is_comment, marker
+from ._compatible import Quirk, check_details, is_comment
 from ._compatible_profile import CompatibleProfile
 from ._hot import HotChunks
 from ._lean import TEXT_FIELDS, Piece, lean_piece
@@ -53,8 +54,6 @@ from ._tool_input import ChatToolInput
 #: from the deltas); other fields of a choice (a vendor's content filter results, say) are kept
 #: as their latest value.
 _CHOICE_FIELDS = frozenset({"index", "delta", "logprobs", "finish_reason", "message"})
-#: Completion fields taken from the chunks as they come (``usage`` only when not null).
-_COMPLETION_FIELDS = ("id", "created", "model", "system_fingerprint", "service_tier")
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)  # (users')
@@ -117,6 +116,7 @@ class ChatCompletionAccumulator(Accumulator):
         self._seen = False
         self._echoed = False  # the choice being checked has reasoning text beside its details
         self._hot_chunks = HotChunks()
+        self._last: Piece | None = None  # the piece of the last hot chunk, for _repeat
 
     @property
     def compatible(self) -> bool:
@@ -283,8 +283,15 @@ class ChatCompletionAccumulator(Accumulator):
         if piece is None:
             return None
         self._kind = self._fields.kind = "chunk"
-        self._took(hot.fields)
-        return self._applied(self._piece(piece))
+        self._took(hot.fields)  # (what a chunk with the same head, read again, has done)
+        self._last = piece
+        updates = self._repeat(piece[2])
+        self._span = hot.span
+        return updates
+
+    def _repeat(self, piece: str) -> list[Update]:
+        state, key, _, call, name = self._last  # type: ignore[misc]
+        return self._applied(self._piece((state, key, piece, call, name)))
 
     def _piece(self, piece: Piece) -> list[Update]:
         """Apply a lean chunk's piece (see ``_lean``), its chunk taken (:meth:`_took`)."""
@@ -298,15 +305,8 @@ class ChatCompletionAccumulator(Accumulator):
         """What every chunk applied does (nothing here can fail): the stream has begun, the
         profile is on if the chunk shows a compatible server, the completion's fields are its."""
         self._seen = True
-        if self._profile.mode is None:
-            reason = marker(chunk)
-            if reason is not None:
-                self._profile.turn_on(reason)
-        completion = self.completion
-        for key in _COMPLETION_FIELDS:
-            value = chunk.get(key)
-            if value is not None:
-                completion[key] = value
+        self._profile.see(chunk)
+        latest_fields(self.completion, chunk)
 
     def _state(self, index: int) -> Choice:
         state = self._choices.get(index)

@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 
 import effort
 import paths
-from chunking import random_splits
+from chunking import per_event, random_splits
 from jsonsnap.openai import ChatCompletionAccumulator, StreamError
 from jsonsnap.openai._tool_input import ChatToolInput
 from jsonsnap.streams import ToolInput, Update
@@ -41,9 +41,12 @@ FIXTURES: Final = sorted(
 
 class Either(ChatCompletionAccumulator):
     """The accumulator, or with ``cold=True`` one whose every chunk goes the general way (an
-    interpreted subclass: on either build); ``took`` counts the chunks the hot form took."""
+    interpreted subclass: on either build); ``took`` counts the chunks the hot form took, and
+    ``again`` those the body's loop read again as the last hot one (``_repeat``), without
+    ``_hot``."""
 
     took = 0
+    again = 0
 
     def __init__(self, *, cold: bool = False, **options: Any) -> None:
         self.cold = cold
@@ -53,7 +56,12 @@ class Either(ChatCompletionAccumulator):
         updates = None if self.cold else super()._hot(text)
         if updates is not None:
             Either.took += 1
+            Either.again -= 1
         return updates
+
+    def _repeat(self, piece: str) -> list[Update]:
+        Either.again += 1
+        return super()._repeat(piece)
 
 
 def described(tool: ToolInput | None) -> Any:
@@ -112,11 +120,13 @@ def outcome(acc: ChatCompletionAccumulator, pieces: Iterable[bytes | str]) -> An
 def same_both_ways(
     body: bytes | str, cuts: Iterable[Sequence[bytes | str]] = (), **options: Any
 ) -> int:
-    """The body read hot and cold agree, whole and at every cut; how many chunks the hot form
-    took of the whole body."""
+    """The body read hot and cold agree, whole, one event per chunk and at every cut; how many
+    chunks the hot form took of the whole body."""
     expected = outcome(Either(cold=True, **options), [body])
     took = []
-    for pieces in [[body], *cuts]:
+    events = per_event(body if isinstance(body, bytes) else body.encode("utf-8", "surrogatepass"))
+    ways: list[Sequence[bytes | str]] = [[body], events, *cuts]
+    for pieces in ways:
         Either.took = 0
         assert outcome(Either(**options), pieces) == expected
         took.append(Either.took)
@@ -151,12 +161,16 @@ def test_every_recording_reads_the_same_hot_and_cold(path: Path, repair: bool) -
 
 def test_the_recordings_take_the_hot_form() -> None:
     """(So that the tests here test something: most pieces of a real stream are hot.)"""
-    hot = pieces = 0
+    hot = again = pieces = 0
     for path in FIXTURES:
         body = path.read_bytes()
         hot += same_both_ways(body, **request_options(path))
+        Either.again = 0
+        outcome(Either(**request_options(path)), per_event(body))
+        again += Either.again
         pieces += body.count(b'"delta":{"tool_calls":[{"index":') + body.count(b'{"content":"')
     assert hot > 0.8 * pieces > 300
+    assert again > 0.4 * pieces
 
 
 # --------------------------------------------------------------------------- generated streams
