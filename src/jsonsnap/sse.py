@@ -99,7 +99,10 @@ class SSEDecoder:
         self._data: list[str] = []
         self._retry: int | None = None
         self._last_id = ""
-        self._whole = False  # whether _pairs() read the last chunk as one whole event
+        # Whether the last chunk was read as one whole event (by the fast path of _pairs(), or
+        # by _again()): then nothing is held (no line, data, event type, CR or bytes of a
+        # character; the BOM checked). Every other read goes through _read(), which clears it.
+        self._whole = False
         #: The last reconnection time the stream set (``retry:``), in milliseconds.
         self.retry: int | None = None
 
@@ -156,21 +159,18 @@ class SSEDecoder:
         is the data it was framed from with this text from ``start`` to ``stop``: ``lead`` and
         ``tail`` hold the event's lines but for that part of its data line (and no CR), which
         the text, with no line end in it, does not end."""
+        if not self._whole:  # (else nothing is held: see _whole)
+            return None
         size = len(chunk) - len(tail)
         if size < len(lead) or not chunk.startswith(lead) or not chunk.endswith(tail):
             return None
-        if self._data or self._line or self._event or self._after_cr or self._undecoded:
+        try:
+            text = chunk[len(lead) : size].decode("ascii")
+        except UnicodeDecodeError:
             return None
-        if not self._bom_checked:
-            return None
-        middle = chunk[len(lead) : size]
-        if not middle.isascii():
-            return None
-        text = middle.decode("ascii")  # (str, not bytes: ``in`` on bytes tries an int first)
         if "\n" in text or "\r" in text:
             return None
         self._retry = None  # (what a dispatch does)
-        self._whole = True
         return text
 
     def _text(self, chunk: bytes | bytearray | memoryview | str) -> str:

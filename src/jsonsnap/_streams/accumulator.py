@@ -306,12 +306,12 @@ class Accumulator:
             try:
                 item = next(iterator, _END)
                 if sse is not None and type(item) is bytes:  # (the commonest item)
-                    seen.see(item)
                     lead = self._lead
                     if lead is not None:  # the last hot event again, with another string?
                         middle = sse._again(item, lead, self._tail)
                         again = string_body(middle) if middle else None  # (not empty)
-                    if again is None:
+                    if again is None:  # (else the body has brought events: not seen)
+                        seen.see(item)
                         pairs, events = True, sse._pairs(item)
                 elif item is not _END:
                     pairs, events = item_events(item, decoder, sse, seen)

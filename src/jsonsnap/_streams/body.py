@@ -59,7 +59,9 @@ def body_kind(head: bytes, size: int) -> str:
 
 class BodyHead:
     """The first bytes of a body and its size, kept as its chunks go by (a few hundred bytes at
-    most: the body is never buffered), to say what it is if it brings no event."""
+    most: the body is never buffered), to say what it is if it brings no event. (So a chunk
+    read once the body has brought an event need not be seen: ``updates()`` does not show it
+    the chunks it reads again as the last hot event.)"""
 
     __slots__ = ("ended", "head", "size")
 
