@@ -145,6 +145,14 @@ def test_string_violations_do_not_depend_on_the_cuts(case: tuple[Any, str], seed
     _same_whichever_cuts(case, seed)
 
 
+@pytest.mark.parametrize("text", ["[null]", "[1]", "[true, 2]", '{"a": [[null]]}'])
+def test_a_violation_in_an_alternative_is_reported_once_whatever_the_cuts(text: str) -> None:
+    """(An element's place is its container's node: the same object at every fragment, on
+    either build.)"""
+    schema = {"items": {"anyOf": [False]}, "properties": {"a": {"items": {"oneOf": [False]}}}}
+    _same_whichever_cuts((schema, text), 0)
+
+
 def _same_whichever_cuts(case: tuple[Any, str], seed: int) -> None:
     schema, text = case
     compiled = jsonsnap.Schema(schema, unknown="error")

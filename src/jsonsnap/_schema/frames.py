@@ -1,6 +1,5 @@
 """The checks on each value: the shapes a value must match, found when it begins, and the
-keywords of containers and scalars each event decides (the checker's part that reads the
-schema).
+keywords of containers and scalars each event decides (the part that reads the schema).
 
 A value's *leaves* are pairs of a shape and an owner (see ``faults``), found by
 :meth:`Checks.begin` from its container's leaves and the key or index (``properties``,
@@ -122,7 +121,8 @@ class Checks:
         if not stack:
             return None, None
         top = stack[-1]
-        return self.tree.nodes[-1], len(top) if type(top) is list else self.tree.keys[-1]
+        nodes: list[Any] = self.tree.nodes  # (its own node: a compiled Node is boxed anew)
+        return nodes[-1], len(top) if type(top) is list else self.tree.keys[-1]
 
     def expand(
         self,
