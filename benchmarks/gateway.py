@@ -14,9 +14,11 @@ Figures per build (CPU time, best of interleaved rounds, ``sides.py``): the time
 hence tokens per second per core and the streams one core keeps at 100 tokens per second
 each; and the peak memory per open stream: the peak traced by ``tracemalloc`` over a whole
 interleaved run (the chunks made before; every stream open until its end) divided by N. The
-same for N bare parsers fed the same fragments, for reference. Targets: at least 1,500 streams
-per core on the pure build and 4,000 on the compiled build, at every N. ``run.py`` runs it as
-group ``N``.
+same for N bare parsers fed the same fragments, and for the thinnest feed of the same chunks
+(decode each, find the argument string, read it with the C string reader, feed a ``Parser``,
+a snapshot per token: the floor a reader of the bytes stands on), for reference. Targets: at
+least 1,500 streams per core on the pure build and 4,000 on the compiled build, at every N.
+``run.py`` runs it as group ``N``.
 """
 
 from __future__ import annotations
@@ -49,7 +51,9 @@ RATE = 100
 """Tokens per second of one stream."""
 TARGETS = {PURE: 1_500, COMPILED: 4_000}
 """Streams per core at :data:`RATE` tokens per second, per build."""
-WAYS = ("accumulator", "bare parser")
+WAYS = ("accumulator", "thinnest feed", "bare parser")
+#: What precedes the argument string in an Anthropic delta's data (the thinnest feed finds it).
+ARGUMENT = '"partial_json":"'
 
 
 def update_counts(chunks: Sequence[bytes]) -> list[int]:
@@ -103,6 +107,22 @@ def parsers(n: int, frags: Sequence[str]) -> list[Any]:
     return [parser.close() for parser in opened]
 
 
+def thinnest(n: int, chunks: Sequence[bytes]) -> list[Any]:
+    """``n`` streams of ``chunks`` read the thinnest way, interleaved one chunk at a time."""
+    from jsonsnap import Parser
+
+    scan = json.decoder.scanstring  # type: ignore[attr-defined]
+    opened = [Parser() for _ in range(n)]
+    for chunk in chunks:
+        for parser in opened:
+            text = chunk.decode()
+            at = text.find(ARGUMENT)
+            if at >= 0:
+                parser.feed(scan(text, at + len(ARGUMENT))[0])
+                parser.snapshot()
+    return [parser.close() for parser in opened]
+
+
 def item_name(n: int, way: str) -> str:
     return f"{GROUP} {n:,} streams: {way}"
 
@@ -118,6 +138,7 @@ def items(quick: bool) -> list[Item]:
     for n in STREAMS:
         runs: dict[str, Callable[[], list[Any]]] = {
             "accumulator": lambda n=n: accumulators(n, chunks, counts),  # type: ignore[misc]
+            "thinnest feed": lambda n=n: thinnest(n, chunks),  # type: ignore[misc]
             "bare parser": lambda n=n: parsers(n, frags),  # type: ignore[misc]
         }
         for way, run in runs.items():
@@ -139,7 +160,9 @@ def items(quick: bool) -> list[Item]:
 ABOUT = (
     "N Anthropic streams of workload A's tool call open at once, interleaved one event "
     "of each in turn, each read by its own `MessageAccumulator` (`acc.updates(chunks)`, "
-    "a snapshot per token), against N bare parsers on the same fragments "
+    "a snapshot per token), against the thinnest feed of the same chunks (decode each, find "
+    "the argument string, read it with the C string reader, feed a `Parser`, a snapshot per "
+    "token) and N bare parsers on the same fragments "
     "(`benchmarks/gateway.py`; CPU time, best of interleaved rounds). Streams per core: "
     f"tokens per second per core / {RATE}. Memory: the peak traced by `tracemalloc` "
     "over a whole interleaved run, divided by N."

@@ -121,6 +121,7 @@ def test_interleaved_streams_read_what_one_stream_reads() -> None:
     expected = json.loads(wl.text)
     assert gateway.accumulators(3, chunks, counts) == [expected] * 3
     assert gateway.parsers(3, wl.fragments) == [expected] * 3
+    assert gateway.thinnest(3, chunks) == [expected] * 3
 
 
 def test_the_sdk_reads_what_the_accumulator_reads() -> None:
