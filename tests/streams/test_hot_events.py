@@ -105,10 +105,13 @@ def outcome(acc: MessageAccumulator, pieces: Iterable[bytes | str]) -> Any:
             seen.append(update_seen(update))  # noqa: PERF401 (as they come: a body may fail)
     except StreamError as exc:
         error = str(exc)
+    return (seen, error, *outcome_state(acc))
+
+
+def outcome_state(acc: MessageAccumulator) -> tuple[Any, ...]:
+    """The state a body leaves."""
     structured = acc.structured
     return (
-        seen,
-        error,
         repr(acc.message),
         acc.events,
         acc.done,
@@ -130,6 +133,22 @@ def same_both_ways(
     for label, pieces in [("per event", per_event(body)), *cuts]:
         assert outcome(Counted(**options), pieces) == expected, label
     return hot
+
+
+def aoutcome(acc: MessageAccumulator, pieces: Sequence[bytes]) -> Any:
+    """:func:`outcome` of the body read by ``aupdates()``."""
+    seen = []
+    error = None
+
+    async def read() -> None:
+        async for update in acc.aupdates(pieces):
+            seen.append(update_seen(update))  # noqa: PERF401 (as they come: a body may fail)
+
+    try:
+        asyncio.run(read())
+    except StreamError as exc:
+        error = str(exc)
+    return (seen, error, *outcome_state(acc))
 
 
 def read_again(body: bytes) -> int:
@@ -166,6 +185,21 @@ def test_every_recording_reads_the_same_hot_and_cold(path: Path, repair: bool) -
     body = path.read_bytes()
     options = {**request_options(path), "repair": repair}
     same_both_ways(body, fixture_cuts(body), **options)
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=[fixture_id(path) for path in FIXTURES])
+def test_every_recording_reads_the_same_async_one_event_per_chunk(path: Path) -> None:
+    """``aupdates()`` reads a chunk again as ``updates()`` does (the same chunks), and as it
+    reads the body the general way."""
+    body = path.read_bytes()
+    options = request_options(path)
+    expected = aoutcome(Cold(**options), [body])
+    Counted.again = 0
+    assert aoutcome(Counted(**options), per_event(body)) == expected
+    again = Counted.again
+    Counted.again = 0
+    outcome(Counted(**options), per_event(body))
+    assert again == Counted.again
 
 
 def test_the_recordings_take_the_hot_form() -> None:

@@ -9,8 +9,10 @@ from collections.abc import AsyncIterable, AsyncIterator, Iterable
 from typing import TYPE_CHECKING, Any
 
 from .body import item_events
+from .envelope import string_body
 
 if TYPE_CHECKING:
+    from ..sse import SSEDecoder
     from .accumulator import Accumulator
     from .body import BodyDecoder, BodyHead
     from .update import Update
@@ -25,10 +27,22 @@ async def as_async(items: Iterable[Any]) -> AsyncIterator[Any]:
 async def aupdates(
     acc: Accumulator, items: AsyncIterable[Any], decoder: BodyDecoder, seen: BodyHead
 ) -> AsyncIterator[Update]:
-    """What ``acc.aupdates()`` yields: ``Accumulator.updates()`` of an async body."""
-    async for pairs, events in _aevents(acc, items, decoder, seen):
+    """What ``acc.aupdates()`` yields: ``Accumulator.updates()`` of an async body (a chunk that
+    repeats the last hot event but for its string read again, as there)."""
+    sse = acc._pairs_of(decoder)
+    async for item, pairs, events in _aevents(acc, items, decoder, sse, seen):
+        if pairs is None:  # (the chunk read again: ``events`` is its string)
+            for update in acc._repeat(events):
+                yield update
+            continue
         for event in events:
-            updates = acc._sse_updates(*event) if pairs else acc.feed(event)
+            if not pairs:
+                updates = acc.feed(event)
+            else:
+                updates = acc._sse_updates(*event)
+                span = acc._span
+                if span is not None and sse is not None and type(item) is bytes:
+                    acc._lead, acc._tail = sse._frame(item, event[1], *span)
             for update in updates:
                 yield update
     for update in acc._ended(seen):
@@ -36,14 +50,25 @@ async def aupdates(
 
 
 async def _aevents(
-    acc: Accumulator, items: AsyncIterable[Any], decoder: BodyDecoder, seen: BodyHead
-) -> AsyncIterator[tuple[bool, list[Any]]]:
-    """The events of each item of an async body, as ``Accumulator._body_updates()`` takes them."""
-    sse = acc._pairs_of(decoder)
+    acc: Accumulator,
+    items: AsyncIterable[Any],
+    decoder: BodyDecoder,
+    sse: SSEDecoder | None,
+    seen: BodyHead,
+) -> AsyncIterator[tuple[Any, bool | None, Any]]:
+    """Each item of an async body with its events, as ``Accumulator._body_updates()`` takes
+    them (``None`` and its string for a chunk read again as the last hot event)."""
     try:  # (what fails here is the body's: a synchronous body's loop does the same)
         async for item in items:
-            yield item_events(item, decoder, sse, seen)
+            lead = acc._lead
+            if lead is not None and sse is not None and type(item) is bytes:
+                middle = sse._again(item, lead, acc._tail)
+                again = string_body(middle) if middle else None
+                if again:
+                    yield item, None, again
+                    continue
+            yield (item, *item_events(item, decoder, sse, seen))
         seen.ended = True
-        yield (True, sse._close(True)) if sse is not None else (False, decoder.close())
+        yield (None, True, sse._close(True)) if sse is not None else (None, False, decoder.close())
     except BaseException as exc:
         acc._body_failed(exc, seen)
