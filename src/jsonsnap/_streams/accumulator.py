@@ -199,8 +199,7 @@ class Accumulator:
         """The updates of a server-sent event of a body (of type ``kind``, its data
         ``text``): its hot form's (:meth:`_hot`), or its data's, decoded and applied."""
         self._span = None
-        self._lead = None  # (a hot event read here may be another's: its _repeat() is not
-        # the lead's; the loop of updates() sets it again after a hot event read whole)
+        self._lead = None  # (kept again by the loop, after a hot event: see _keep)
         updates = self._hot(text)
         if updates is not None:
             return updates
@@ -216,17 +215,27 @@ class Accumulator:
         (the same updates, the same state, counted and checked by :meth:`_applied`); the
         general way also has every error, so an event that would fail is ``None`` here.
 
-        Such an event may come again, chunk after chunk the same but for its one string (a
-        block's deltas). ``_hot`` then sets ``_span``, where the string's text is in ``text``
-        (after its opening quote, to its closing one), and applies it by :meth:`_repeat`; the
-        body's loop keeps the bytes around the string (``_lead``, ``_tail``; dropped by any
-        other event and by ``close()``) and gives the string of a chunk that has them to
-        :meth:`_repeat`."""
+        Such an event may come again, the same but for its one string (a block's deltas).
+        ``_hot`` then sets ``_span`` (the string's text in ``text``) and applies it by
+        :meth:`_repeat`; the body's loop keeps the bytes around the string (:meth:`_keep`;
+        dropped by any other event and by ``close()``) and gives the string of a chunk that
+        has them (:meth:`_repeated`) to :meth:`_repeat`."""
         return None
 
     def _repeat(self, piece: str) -> list[Update]:
         """The last event :meth:`_hot` read, with the string ``piece``, applied."""
         raise NotImplementedError
+
+    def _repeated(self, chunk: bytes, sse: SSEDecoder) -> str | None:
+        """The string of a chunk that is the last hot event again (``None``: not one)."""
+        middle = None if self._lead is None else sse._again(chunk, self._lead, self._tail)
+        return string_body(middle) if middle else None
+
+    def _keep(self, item: Any, text: str, sse: SSEDecoder | None) -> None:
+        """A hot event of ``item`` (data ``text``): its chunk's bytes, if read whole, kept."""
+        span = self._span
+        if span is not None and sse is not None and type(item) is bytes:
+            self._lead, self._tail = sse._frame(item, text, *span)
 
     def close(self) -> list[Update]:
         """End the stream: each tool input (and structured output) still streaming becomes
@@ -306,10 +315,8 @@ class Accumulator:
             try:
                 item = next(iterator, _END)
                 if sse is not None and type(item) is bytes:  # (the commonest item)
-                    lead = self._lead
-                    if lead is not None:  # the last hot event again, with another string?
-                        middle = sse._again(item, lead, self._tail)
-                        again = string_body(middle) if middle else None  # (not empty)
+                    if self._lead is not None:  # the last hot event again?
+                        again = self._repeated(item, sse)
                     if again is None:  # (else the body has brought events: not seen)
                         seen.see(item)
                         pairs, events = True, sse._pairs(item)
@@ -327,9 +334,8 @@ class Accumulator:
             elif pairs:  # (type, data) of server-sent events, decoded and applied at once
                 for kind, text in events:
                     updates = self._sse_updates(kind, text)
-                    span = self._span
-                    if span is not None and sse is not None and type(item) is bytes:
-                        self._lead, self._tail = sse._frame(item, text, *span)
+                    if self._span is not None:  # (a hot event: kept if read whole)
+                        self._keep(item, text, sse)
                     yield from updates
             else:
                 for event in events:

@@ -9,7 +9,6 @@ from collections.abc import AsyncIterable, AsyncIterator, Iterable
 from typing import TYPE_CHECKING, Any
 
 from .body import item_events
-from .envelope import string_body
 
 if TYPE_CHECKING:
     from ..sse import SSEDecoder
@@ -40,9 +39,7 @@ async def aupdates(
                 updates = acc.feed(event)
             else:
                 updates = acc._sse_updates(*event)
-                span = acc._span
-                if span is not None and sse is not None and type(item) is bytes:
-                    acc._lead, acc._tail = sse._frame(item, event[1], *span)
+                acc._keep(item, event[1], sse)
             for update in updates:
                 yield update
     for update in acc._ended(seen):
@@ -60,10 +57,8 @@ async def _aevents(
     them (``None`` and its string for a chunk read again as the last hot event)."""
     try:  # (what fails here is the body's: a synchronous body's loop does the same)
         async for item in items:
-            lead = acc._lead
-            if lead is not None and sse is not None and type(item) is bytes:
-                middle = sse._again(item, lead, acc._tail)
-                again = string_body(middle) if middle else None
+            if sse is not None and type(item) is bytes:
+                again = acc._repeated(item, sse)
                 if again:
                     yield item, None, again
                     continue
