@@ -317,6 +317,8 @@ class MessageAccumulator(Accumulator):
 
     def _release(self, index: int | None = None) -> None:
         """Put in the halves held for a block that ends (every block, with no ``index``)."""
+        if not self._halves.held:
+            return  # (none held: the commonest)
         if index is None:
             for (place, field), half in self._halves.release_all():
                 self._put_half(place, field, half)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Mapping
 from typing import Any, ClassVar, Final, NoReturn, TypeVar
+from weakref import WeakKeyDictionary
 
 from .._errors import StreamError, caused, mypyc_attr
 from .._jsontext import copy_data, describe
@@ -33,6 +34,8 @@ from .update import Update
 A = TypeVar("A", bound="Accumulator")
 #: What a body's iterator gives when it has no more items (no item is this object).
 _END: Final = object()
+#: Whether each class reads a body's server-sent events as pairs (``_pairs_of``).
+_PAIRS: Final[WeakKeyDictionary[type, bool]] = WeakKeyDictionary()
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)  # (every protocol's, and users')
@@ -208,18 +211,15 @@ class Accumulator:
 
     def _hot(self, text: str) -> list[Update] | None:
         """The updates of an event whose data ``text`` has the protocol's hot form (its
-        commonest event, read from the text in one look, with no whole decoding of its
-        envelope), applied; or ``None``, and nothing done: the event goes the general way.
+        commonest event, read in one look, with no whole decoding of its envelope), applied;
+        or ``None``, and nothing done: the event goes the general way. Invariant: an event
+        read here does exactly what the general way would do (the same updates and state,
+        counted and checked by :meth:`_applied`); one that would fail is ``None`` here.
 
-        Invariant: an event read here does exactly what the general way would do with it
-        (the same updates, the same state, counted and checked by :meth:`_applied`); the
-        general way also has every error, so an event that would fail is ``None`` here.
-
-        Such an event may come again, the same but for its one string (a block's deltas).
-        ``_hot`` then sets ``_span`` (the string's text in ``text``) and applies it by
-        :meth:`_repeat`; the body's loop keeps the bytes around the string (:meth:`_keep`;
-        dropped by any other event and by ``close()``) and gives the string of a chunk that
-        has them (:meth:`_repeated`) to :meth:`_repeat`."""
+        Such an event may come again, the same but for its one string (a block's deltas):
+        ``_hot`` sets ``_span`` (the string's text in ``text``) and applies it by
+        :meth:`_repeat`; the body's loop keeps the bytes around it (:meth:`_keep`; dropped by
+        any other event and ``close()``), and gives a chunk's that has them to _repeat."""
         return None
 
     def _repeat(self, piece: str) -> list[Update]:
@@ -290,9 +290,7 @@ class Accumulator:
     def _read(self, body: bytes | str | Iterable[Any], name: str) -> Iterator[Update]:
         # A wrong body is refused at the call, not at the first next().
         items = body_items(body, name)
-        decoder = self._body_decoder()
-        seen = BodyHead()
-        return self._body_updates(items, decoder, seen)
+        return self._body_updates(items, self._body_decoder(), BodyHead())
 
     def _body_updates(
         self, items: Iterable[Any], decoder: BodyDecoder, seen: BodyHead
@@ -351,16 +349,18 @@ class Accumulator:
         return aupdates(self, items, self._body_decoder(), BodyHead())
 
     def _pairs_of(self, decoder: BodyDecoder) -> SSEDecoder | None:
-        """The decoder, if a body's server-sent events go from it straight to
-        :meth:`_sse_data` as ``(type, data)`` pairs, with no :class:`ServerSentEvent` made:
-        unless the class reads a server-sent event in a ``_data_of()`` of its own (and not in
-        an ``_sse_data()`` of its own), which then gets the events themselves."""
+        """The decoder, if a body's server-sent events go from it straight to :meth:`_sse_data`
+        as ``(type, data)`` pairs (no :class:`ServerSentEvent` made): unless the class reads
+        one in a ``_data_of()`` of its own (and not in an ``_sse_data()`` of its own)."""
         if type(decoder) is not SSEDecoder:
             return None
-        mro = type(self).__mro__
-        data_of = next(cls for cls in mro if "_data_of" in cls.__dict__)
-        sse_data = next(cls for cls in mro if "_sse_data" in cls.__dict__)
-        return decoder if data_of is Accumulator or sse_data is not Accumulator else None
+        pairs = _PAIRS.get(type(self))
+        if pairs is None:  # (found once per class)
+            mro = type(self).__mro__
+            data_of = next(cls for cls in mro if "_data_of" in cls.__dict__)
+            sse_data = next(cls for cls in mro if "_sse_data" in cls.__dict__)
+            pairs = _PAIRS[type(self)] = data_of is Accumulator or sse_data is not Accumulator
+        return decoder if pairs else None
 
     def _ended(self, seen: BodyHead) -> list[Update]:
         """The body is over: close the stream (refused, saying what the body is, if it brought

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from types import GeneratorType
 from typing import Any, Protocol
 
 from .._jsontext import describe
@@ -137,6 +138,9 @@ def item_events(
 
 def body_items(body: Any, name: str) -> Iterable[Any]:
     """The chunks or events of a body given to ``name()``; ``TypeError`` for anything else."""
+    kind = type(body)
+    if kind is list or kind is tuple or kind is GeneratorType:  # (the commonest: at once)
+        return body  # type: ignore[no-any-return]
     if isinstance(body, CHUNK_TYPES):
         return (body,)
     if isinstance(body, Iterable) and not isinstance(body, Mapping):
