@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
 from types import NoneType
 from typing import Any
 
@@ -114,9 +113,11 @@ class Choice:
         )
 
 
-@dataclass(frozen=True, slots=True)
 class CallDelta:
-    """A tool call's delta, checked."""
+    """A tool call's delta, checked (a plain class: made for every chunk of a call, where a
+    frozen dataclass's fields, each set through ``object.__setattr__``, cost more)."""
+
+    __slots__ = ("arguments", "call", "empty", "id", "index", "input", "name", "type", "whole")
 
     index: int | None
     id: str | None
@@ -130,6 +131,28 @@ class CallDelta:
     #: and no arguments or input but JSON whitespace): under a new id it starts no call.
     #: Worked out only for a delta with an id (False without one, where it is not read).
     empty: bool
+
+    def __init__(
+        self,
+        index: int | None,
+        id: str | None,
+        type: str | None,
+        name: str | None,
+        arguments: str,
+        whole: bool,
+        input: str,
+        call: Mapping[str, Any],
+        empty: bool,
+    ) -> None:
+        self.index = index
+        self.id = id
+        self.type = type
+        self.name = name
+        self.arguments = arguments
+        self.whole = whole
+        self.input = input
+        self.call = call
+        self.empty = empty
 
 
 def read_call_delta(fields: EventFields, call: Any, objects: bool) -> CallDelta:

@@ -51,7 +51,7 @@ class ChatToolInput(ToolInput):
     def _feed(self, fragment: str) -> bool:
         if fragment.strip(WS):
             self._piece_at = len(self.raw)
-        return super()._feed(fragment)
+        return ToolInput._feed(self, fragment)  # (no super(): it runs for every fragment)
 
     def _end_at(self, end: int) -> bool:
         """The protocol ended the text, of which only ``raw[:end]`` (a whole JSON value) is

@@ -50,9 +50,8 @@ from ._hot import HotChunks
 from ._lean import TEXT_FIELDS, Piece, lean_piece
 from ._tool_input import ChatToolInput
 
-#: Choice fields with rules of their own (a ``message`` is never taken: the message is built
-#: from the deltas); other fields of a choice (a vendor's content filter results, say) are kept
-#: as their latest value.
+#: Choice fields with rules of their own (a ``message`` is never taken: it is built from the
+#: deltas); a choice's other fields (a vendor's content filter results) keep their latest value.
 _CHOICE_FIELDS = frozenset({"index", "delta", "logprobs", "finish_reason", "message"})
 
 
@@ -327,8 +326,8 @@ class ChatCompletionAccumulator(Accumulator):
         delta = choice.get("delta")
         delta = {} if delta is None else self._fields.mapping(delta, "the delta")
         # OpenRouter sends its reasoning twice, as text and as details: shown once.
-        self._echoed = any(
-            isinstance(delta.get(key), str) for key in ("reasoning", "reasoning_content")
+        self._echoed = isinstance(delta.get("reasoning"), str) or isinstance(
+            delta.get("reasoning_content"), str
         )
         steps = []
         for key, value in delta.items():
@@ -447,12 +446,13 @@ class ChatCompletionAccumulator(Accumulator):
         a tool call, or a legacy ``function_call`` (in ``block``), and its tool input."""
         name, text = delta
         part = block["function" if event == "tool_call" else "function_call"]
-        take_name(part, name)
+        if name:  # (no name: the commonest, as a piece of the arguments goes)
+            take_name(part, name)
         tool.name = part["name"]
-        changed = bool(text) and self._grow(tool, text)
+        changed = bool(text) and (self._grow(tool, text) if tool._ended else tool._feed(text))
         if text:
             self._fields.append(part, "arguments", text)
-        return Update(event, index, block, "arguments", tool=tool, fragment=text, changed=changed)
+        return Update(event, index, block, "arguments", "", tool, False, text, changed)
 
     def _function_call(self, index: int, key: str, value: Any, finished: bool) -> Step:
         """A legacy ``function_call`` delta: like a tool call's ``function``, one per choice."""
