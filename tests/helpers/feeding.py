@@ -1,7 +1,9 @@
-"""Feeding a parser and reading how it went: snapshots that must grow, and how one parse ended."""
+"""Feeding a parser and reading how it went: snapshots that must grow, how one parse ended, and
+what it showed and said at each fragment."""
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
@@ -59,3 +61,30 @@ def same_outcome(text: str, whole: Outcome, cut: Outcome, fragments: Sequence[st
         return
     assert diff(whole.value, cut.value) is None, (text, fragments, whole.value, cut.value)
     assert whole.repairs == cut.repairs, (text, fragments, whole.repairs, cut.repairs)
+
+
+def observe(parser: jsonsnap.Parser, fragments: Sequence[str]) -> list[Any]:
+    """What a parser shows and says, fragment by fragment (what ``feed()`` returns, the
+    snapshot, the position, the violations so far; or the error), then at ``close()``."""
+    seen: list[Any] = []
+    for fragment in fragments:
+        try:
+            changed = parser.feed(fragment)
+        except (jsonsnap.SchemaError, jsonsnap.JSONDecodeError) as err:
+            seen.append(described(err))
+            return seen
+        violations = [described(v) for v in parser.violations]
+        seen.append((changed, copy.deepcopy(parser.snapshot()), parser.position, violations))
+    try:
+        seen.append(("closed", parser.close()))
+    except (jsonsnap.SchemaError, jsonsnap.JSONDecodeError) as err:
+        seen.append(described(err))
+    return seen
+
+
+def described(err: jsonsnap.SchemaError | jsonsnap.JSONDecodeError) -> tuple[Any, ...]:
+    """An error with every field: a violation's message, keyword, place, path...; a JSON
+    error's message, position, line and column."""
+    if isinstance(err, jsonsnap.SchemaError):
+        return ("schema", str(err), sorted(vars(err).items()))
+    return ("json", str(err), err.pos, err.lineno, err.colno)

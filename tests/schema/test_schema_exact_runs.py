@@ -13,7 +13,6 @@ across fragments, inside an escape and after one), in both ``on_violation`` mode
 
 from __future__ import annotations
 
-import copy
 import json
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
@@ -23,7 +22,8 @@ import pytest
 
 from chunking import chunkings
 from fast_configs import ALONE, EAGER
-from jsonsnap import JSONDecodeError, Parser, SchemaError
+from feeding import observe as observed
+from jsonsnap import Parser, SchemaError
 from jsonsnap._parse.fast import DEFAULT, GENERAL
 
 #: The fast-path configurations held to GENERAL (the exact path): all of them, each alone.
@@ -66,27 +66,7 @@ def observe(
     doc: str, fragments: Sequence[str], schema: dict[str, Any], mode: str, fast: Any
 ) -> list[Any]:
     """What a parser shows and says, fragment by fragment, then at close()."""
-    parser = Parser(schema=schema, on_violation=mode, _fast_paths=fast)
-    seen: list[Any] = []
-    for fragment in fragments:
-        try:
-            changed = parser.feed(fragment)
-        except (SchemaError, JSONDecodeError) as err:
-            seen.append(described(err))
-            return seen
-        violations = [described(v) for v in parser.violations]
-        seen.append((changed, copy.deepcopy(parser.snapshot()), parser.position, violations))
-    try:
-        seen.append(("closed", parser.close()))
-    except (SchemaError, JSONDecodeError) as err:
-        seen.append(described(err))
-    return seen
-
-
-def described(err: SchemaError | JSONDecodeError) -> tuple[Any, ...]:
-    if isinstance(err, SchemaError):  # (every field: message, keyword, place, path...)
-        return ("schema", str(err), sorted(vars(err).items()))
-    return ("json", str(err), err.pos, err.lineno, err.colno)
+    return observed(Parser(schema=schema, on_violation=mode, _fast_paths=fast), fragments)
 
 
 def first_fault(seen: list[Any]) -> dict[str, Any]:

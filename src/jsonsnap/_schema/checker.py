@@ -291,7 +291,10 @@ class SchemaChecker:
             leaves = [leaf for leaf in frame.keys if alive(leaf.owner)]
             for leaf in leaves:
                 shape = leaf.shape
-                leaf.expect(shape.allowed if shape.closed is not None else None)
+                if shape.closed is not None:
+                    leaf.expect(shape.allowed, shape.allowed_ranges)
+                else:
+                    leaf.expect(None)
             self.key_leaves = leaves
             self._exact(True)
         else:

@@ -418,7 +418,7 @@ class Checks:
         leaves, groups, where = self.begin(STRING, start)
         exact = [leaf for leaf in leaves if leaf.shape.exact]
         for leaf in exact:
-            leaf.expect(leaf.shape.strings)
+            leaf.expect(leaf.shape.strings, leaf.shape.strings_ranges)
         frames = self.frames
         unique = bool(frames) and frames[-1] is not None and frames[-1].unique
         if not exact and not groups and not unique:  # (uniqueItems needs its closing quote)

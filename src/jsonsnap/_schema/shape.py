@@ -37,6 +37,7 @@ class Shape:
         "additional",
         "all_of",
         "allowed",
+        "allowed_ranges",
         "any_of",
         "closed",
         "enum",
@@ -70,6 +71,7 @@ class Shape:
         "scalar",
         "simple",
         "strings",
+        "strings_ranges",
         "types",
         "unique",
         "up",
@@ -87,6 +89,10 @@ class Shape:
         self.enum: tuple[Any, ...] | None = None
         self.enum_kw = "enum"  # or "const"
         self.strings: tuple[str, ...] | None = None  # the strings of enum/const, sorted
+        # The place in ``strings`` (and in ``allowed``) of those that begin with a prefix, for
+        # the prefixes a string (key) has been seen to begin with (see ``Leaf.narrow``).
+        self.strings_ranges: dict[str, tuple[int, int]] = {}
+        self.allowed_ranges: dict[str, tuple[int, int]] = {}
         # The canonical keys of enum/const (None: some value is not hashable) and their kinds.
         self.enum_keys: frozenset[Any] | None = None
         self.enum_kinds = 0

@@ -7,7 +7,7 @@ keywords when it is complete.
 from __future__ import annotations
 
 from bisect import bisect_left
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from .faults import Branch, Fault, Report, alive
 from .shape import Shape
@@ -17,11 +17,27 @@ if TYPE_CHECKING:
 
 __all__ = ["Leaf", "TextChecks", "common", "refused"]
 
+#: The most prefixes a shape's record of candidates' places holds (see ``Leaf.narrow``).
+RANGES: Final = 1024
+#: The record of a leaf given none (never written).
+_NO_RANGES: Final[dict[str, tuple[int, int]]] = {}
+
 
 class Leaf:
     """One shape's checks on one value, with what they count."""
 
-    __slots__ = ("cands", "hi", "length", "lo", "owner", "seen", "shape", "told", "uniq")
+    __slots__ = (
+        "cands",
+        "hi",
+        "length",
+        "lo",
+        "owner",
+        "ranges",
+        "seen",
+        "shape",
+        "told",
+        "uniq",
+    )
 
     def __init__(self, shape: Shape, owner: Branch | None) -> None:
         self.shape = shape
@@ -31,14 +47,19 @@ class Leaf:
         # enum/const strings (or closed keys), sorted: those still possible are cands[lo:hi],
         # the ones that begin with the string (or key) so far.
         self.cands: tuple[str, ...] | None = None
+        self.ranges: dict[str, tuple[int, int]] = _NO_RANGES  # the shape's, for cands
         self.lo = 0
         self.hi = 0
         self.length = 0  # a string's (or key's) length so far
         self.told = False  # its enum (or unknown key) fault is reported: once
 
-    def expect(self, cands: tuple[str, ...] | None) -> None:
-        """A string (or key) begins: any of ``cands`` is still possible."""
+    def expect(
+        self, cands: tuple[str, ...] | None, ranges: dict[str, tuple[int, int]] | None = None
+    ) -> None:
+        """A string (or key) begins: any of ``cands`` is still possible (``ranges``: the
+        shape's record of the places of those that begin with a prefix, see :meth:`narrow`)."""
         self.cands = cands
+        self.ranges = _NO_RANGES if ranges is None else ranges
         self.lo = 0
         self.hi = len(cands) if cands is not None else 0
         self.told = False
@@ -63,14 +84,24 @@ class Leaf:
         if first.startswith(text, start) and cands[hi - 1].startswith(text, start):
             return -1
         # Else those that begin with the string so far and ``text`` (``prefix``) are found by
-        # the C bisection of whole strings, from ``prefix`` to the least string past them.
+        # the C bisection of whole strings, from ``prefix`` to the least string past them; or
+        # in the shape's record, for a prefix found so before (their place is the prefix's
+        # alone: the candidates that begin with it). The record holds prefixes of candidates
+        # only, and at most RANGES of them.
         prefix = first[:start] + text
+        ranges = self.ranges
+        found = ranges.get(prefix)
+        if found is not None:
+            self.lo, self.hi = found
+            return -1
         lo = bisect_left(cands, prefix, lo, hi)
         past = _past(prefix)
         if past is not None:
             hi = bisect_left(cands, past, lo, hi)
         if lo < hi:
             self.lo, self.hi = lo, hi
+            if ranges is not _NO_RANGES and len(ranges) < RANGES:
+                ranges[prefix] = (lo, hi)
             return -1
         # The longest common beginning is a neighbour's, in sorted order.
         return max(
