@@ -54,9 +54,17 @@ class Parser:
     )
     # fmt: on
 
+    # (The options given most first: a compiled build looks up a keyword that interpreted code
+    # passes in this order, each option before it costing a lookup.)
     def __init__(
         self,
         *,
+        schema: Any = None,
+        track_changes: object = False,
+        repair: bool | Iterable[str] = False,
+        on_violation: object = "raise",
+        typed: object = None,
+        multiple_values: object = False,
         partial_strings: object = True,
         partial_numbers: object = False,
         partial_literals: object = False,
@@ -67,12 +75,6 @@ class Parser:
         object_hook: Callable[[dict[str, Any]], Any] | None = None,
         object_pairs_hook: Callable[[list[tuple[str, Any]]], Any] | None = None,
         max_depth: object = None,
-        track_changes: object = False,
-        schema: Any = None,
-        on_violation: object = "raise",
-        typed: object = None,
-        repair: bool | Iterable[str] = False,
-        multiple_values: object = False,
         _fast_paths: FastPaths = DEFAULT,
     ) -> None:
         # The flags, max_depth, on_violation and typed are declared ``object``: options checks
