@@ -73,7 +73,7 @@ from .equality import ARRAY, BOOLEAN, NULL, NUMBER, OBJECT, STRING, kind_of
 from .faults import Branch, Fault, Report, alive
 from .frames import KIND, NO_GROUPS, NOT_SIMPLE, Checks, Frame
 from .shape import Shape
-from .strings import Leaf, TextChecks
+from .strings import KEYS, Leaf, TextChecks
 
 __all__ = ["SchemaChecker"]
 
@@ -292,7 +292,7 @@ class SchemaChecker:
             for leaf in leaves:
                 shape = leaf.shape
                 if shape.closed is not None:
-                    leaf.expect(shape.allowed, shape.allowed_ranges)
+                    leaf.expect(shape.allowed, KEYS)
                 else:
                     leaf.expect(None)
             self.key_leaves = leaves

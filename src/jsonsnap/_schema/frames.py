@@ -35,7 +35,7 @@ from .equality import (
 )
 from .faults import Branch, Fault, Group, Report, Where, alive, settle
 from .shape import Shape, number_fault
-from .strings import Leaf, refused
+from .strings import STRINGS, Leaf, refused
 
 __all__ = ["KIND", "NOT_SIMPLE", "NO_GROUPS", "NUMBERS", "Checks", "Frame"]
 
@@ -418,7 +418,7 @@ class Checks:
         leaves, groups, where = self.begin(STRING, start)
         exact = [leaf for leaf in leaves if leaf.shape.exact]
         for leaf in exact:
-            leaf.expect(leaf.shape.strings, leaf.shape.strings_ranges)
+            leaf.expect(leaf.shape.strings, STRINGS)
         frames = self.frames
         unique = bool(frames) and frames[-1] is not None and frames[-1].unique
         if not exact and not groups and not unique:  # (uniqueItems needs its closing quote)

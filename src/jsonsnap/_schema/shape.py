@@ -90,9 +90,10 @@ class Shape:
         self.enum_kw = "enum"  # or "const"
         self.strings: tuple[str, ...] | None = None  # the strings of enum/const, sorted
         # The place in ``strings`` (and in ``allowed``) of those that begin with a prefix, for
-        # the prefixes a string (key) has been seen to begin with (see ``Leaf.narrow``).
-        self.strings_ranges: dict[str, tuple[int, int]] = {}
-        self.allowed_ranges: dict[str, tuple[int, int]] = {}
+        # the prefixes a string (key) has been seen to begin with (see ``Leaf.narrow``; made
+        # when first needed: most shapes never need one).
+        self.strings_ranges: dict[str, tuple[int, int]] | None = None
+        self.allowed_ranges: dict[str, tuple[int, int]] | None = None
         # The canonical keys of enum/const (None: some value is not hashable) and their kinds.
         self.enum_keys: frozenset[Any] | None = None
         self.enum_kinds = 0

@@ -15,12 +15,15 @@ from .shape import Shape
 if TYPE_CHECKING:
     from .frames import Checks, Frame
 
-__all__ = ["Leaf", "TextChecks", "common", "refused"]
+__all__ = ["KEYS", "STRINGS", "Leaf", "TextChecks", "common", "refused"]
 
 #: The most prefixes a shape's record of candidates' places holds (see ``Leaf.narrow``).
 RANGES: Final = 1024
-#: The record of a leaf given none (never written).
-_NO_RANGES: Final[dict[str, tuple[int, int]]] = {}
+#: Which record of its shape's a leaf's candidates have: none, ``strings_ranges`` (of its
+#: enum/const strings) or ``allowed_ranges`` (of a closed object's keys).
+NO_RECORD: Final = 0
+STRINGS: Final = 1
+KEYS: Final = 2
 
 
 class Leaf:
@@ -32,7 +35,7 @@ class Leaf:
         "length",
         "lo",
         "owner",
-        "ranges",
+        "record",
         "seen",
         "shape",
         "told",
@@ -47,19 +50,18 @@ class Leaf:
         # enum/const strings (or closed keys), sorted: those still possible are cands[lo:hi],
         # the ones that begin with the string (or key) so far.
         self.cands: tuple[str, ...] | None = None
-        self.ranges: dict[str, tuple[int, int]] = _NO_RANGES  # the shape's, for cands
+        self.record = NO_RECORD  # which record of the shape's is kept for cands
         self.lo = 0
         self.hi = 0
         self.length = 0  # a string's (or key's) length so far
         self.told = False  # its enum (or unknown key) fault is reported: once
 
-    def expect(
-        self, cands: tuple[str, ...] | None, ranges: dict[str, tuple[int, int]] | None = None
-    ) -> None:
-        """A string (or key) begins: any of ``cands`` is still possible (``ranges``: the
-        shape's record of the places of those that begin with a prefix, see :meth:`narrow`)."""
+    def expect(self, cands: tuple[str, ...] | None, record: int = NO_RECORD) -> None:
+        """A string (or key) begins: any of ``cands`` is still possible (``record``: which of
+        the shape's records of the places of those that begin with a prefix is theirs,
+        :data:`STRINGS` or :data:`KEYS`; see :meth:`narrow`)."""
         self.cands = cands
-        self.ranges = _NO_RANGES if ranges is None else ranges
+        self.record = record
         self.lo = 0
         self.hi = len(cands) if cands is not None else 0
         self.told = False
@@ -89,25 +91,42 @@ class Leaf:
         # alone: the candidates that begin with it). The record holds prefixes of candidates
         # only, and at most RANGES of them.
         prefix = first[:start] + text
-        ranges = self.ranges
-        found = ranges.get(prefix)
-        if found is not None:
-            self.lo, self.hi = found
-            return -1
+        record = self.record
+        shape = self.shape
+        ranges = shape.strings_ranges if record == STRINGS else shape.allowed_ranges
+        if record and ranges is not None:
+            found = ranges.get(prefix)
+            if found is not None:
+                self.lo, self.hi = found
+                return -1
         lo = bisect_left(cands, prefix, lo, hi)
         past = _past(prefix)
         if past is not None:
             hi = bisect_left(cands, past, lo, hi)
         if lo < hi:
             self.lo, self.hi = lo, hi
-            if ranges is not _NO_RANGES and len(ranges) < RANGES:
-                ranges[prefix] = (lo, hi)
+            if record:
+                self._remember(ranges, prefix, lo, hi)
             return -1
         # The longest common beginning is a neighbour's, in sorted order.
         return max(
             (common(cands[i], text, start) for i in (lo - 1, lo) if self.lo <= i < self.hi),
             default=0,
         )
+
+    def _remember(
+        self, ranges: dict[str, tuple[int, int]] | None, prefix: str, lo: int, hi: int
+    ) -> None:
+        """Put in the shape's record (made now if it has none) where the candidates that
+        begin with ``prefix`` lie, unless it holds :data:`RANGES` prefixes already."""
+        if ranges is None:
+            ranges = {}
+            if self.record == STRINGS:
+                self.shape.strings_ranges = ranges
+            else:
+                self.shape.allowed_ranges = ranges
+        if len(ranges) < RANGES:
+            ranges[prefix] = (lo, hi)
 
     def holds(self, text: str) -> bool:
         """Whether the string (or key) so far, ``text``, is one of the candidates."""
