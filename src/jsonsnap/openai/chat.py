@@ -132,8 +132,7 @@ class ChatCompletionAccumulator(Accumulator):
         return ChatToolInput(index, name, id, schemas=self.schemas, repair=self._repair)
 
     def _sse_data(self, event: str, data: str) -> Mapping[str, Any] | str | None:
-        if self._profile.mode is not False and is_comment(data):
-            # a gateway's keep-alive, as data: nothing to apply (after [DONE] too)
+        if self._profile.mode is not False and is_comment(data):  # a keep-alive as data
             if self._closed:
                 raise StreamError("an event after close()")
             self._profile.turn_on("an SSE comment sent as data (data: : keepalive)")
@@ -156,8 +155,7 @@ class ChatCompletionAccumulator(Accumulator):
 
     @property
     def done(self) -> bool:
-        """Whether ``[DONE]`` has arrived, or every choice has its ``finish_reason`` (the SDKs
-        keep ``[DONE]`` to themselves)."""
+        """Whether ``[DONE]`` came, or every choice has its ``finish_reason`` (SDKs keep it)."""
         choices = self._choices.values()
         return self._done or (bool(choices) and all(state.finished for state in choices))
 
@@ -192,9 +190,8 @@ class ChatCompletionAccumulator(Accumulator):
     def _done_marker(self) -> list[Update]:
         if self._done:
             raise StreamError("a second [DONE]")
-        updates: list[Update] = []
-        for choice in self._order:  # the stream is over: what there is, is all
-            updates += self._end_calls(self._choices[choice])
+        # The stream is over: what there is, is all.
+        updates = [u for c in self._order for u in self._end_calls(self._choices[c])]
         self._done = True
         updates.append(Update("done"))
         return updates
@@ -290,7 +287,10 @@ class ChatCompletionAccumulator(Accumulator):
 
     def _repeat(self, piece: str) -> list[Update]:
         state, key, _, call, name = self._last  # type: ignore[misc]
-        return self._applied(self._piece((state, key, piece, call, name)))
+        if call >= 0:  # (a piece of a call's arguments, the commonest: what _piece does)
+            state.last = call
+            return self._applied([self._call_piece(state, call, name, piece)])
+        return self._applied([self._append_text(state, key, piece)])
 
     def _piece(self, piece: Piece) -> list[Update]:
         """Apply a lean chunk's piece (see ``_lean``), its chunk taken (:meth:`_took`)."""
