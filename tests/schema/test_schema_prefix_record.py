@@ -92,4 +92,5 @@ def test_the_record_is_capped() -> None:
     assert parser.close() == words
     assert parser.violations == []
     ranges = schema.root.items.strings_ranges  # type: ignore[union-attr]
+    assert ranges is not None
     assert 0 < len(ranges) <= RANGES
