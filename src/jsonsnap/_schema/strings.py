@@ -95,10 +95,11 @@ class Leaf:
         # only, and at most RANGES of them.
         prefix = first[:start] + text
         record = self.record
-        shape = self.shape
-        ranges = shape.strings_ranges if record == STRINGS else shape.allowed_ranges
-        if record and ranges is not None:
-            found = ranges.get(prefix)
+        ranges = None
+        if record:
+            shape = self.shape
+            ranges = shape.strings_ranges if record == STRINGS else shape.allowed_ranges
+            found = None if ranges is None else ranges.get(prefix)
             if found is not None:
                 self.lo, self.hi = found
                 return -1

@@ -9,7 +9,6 @@ from typing import Any
 from .. import Parser
 from .._errors import mypyc_attr
 from .._parse.grammar import WS
-from .._streams.streamed_json import StreamedJSON
 from .._streams.tool_input import ToolInput, ToolSchemas
 from ._compatible import Quirk
 
@@ -52,9 +51,7 @@ class ChatToolInput(ToolInput):
     def _feed(self, fragment: str) -> bool:
         if fragment.strip(WS):
             self._piece_at = len(self.raw)
-        if self._schemas is not None:  # (ToolInput._feed's, written out: it runs for every
-            self._choose()  # fragment)
-        return StreamedJSON._feed(self, fragment)
+        return ToolInput._feed(self, fragment)  # (no super(): it runs for every fragment)
 
     def _end_at(self, end: int) -> bool:
         """The protocol ended the text, of which only ``raw[:end]`` (a whole JSON value) is

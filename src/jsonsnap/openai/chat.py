@@ -254,7 +254,7 @@ class ChatCompletionAccumulator(Accumulator):
         lean = lean_piece(chunk, self._choices)
         if lean is not None:  # one piece of text or arguments (most chunks): at once
             self._took(chunk)
-            return self._piece(lean)
+            return self._piece(*lean)
         choices = chunk.get("choices")
         choices = [] if choices is None else self._fields.array(choices, "choices")
         usage = chunk.get("usage")
@@ -287,14 +287,13 @@ class ChatCompletionAccumulator(Accumulator):
 
     def _repeat(self, piece: str) -> list[Update]:
         state, key, _, call, name = self._last  # type: ignore[misc]
-        if call >= 0:  # (a piece of a call's arguments, the commonest: what _piece does)
-            state.last = call
-            return self._applied([self._call_piece(state, call, name, piece)])
-        return self._applied([self._append_text(state, key, piece)])
+        return self._applied(self._piece(state, key, piece, call, name))
 
-    def _piece(self, piece: Piece) -> list[Update]:
-        """Apply a lean chunk's piece (see ``_lean``), its chunk taken (:meth:`_took`)."""
-        state, key, text, call, name = piece
+    def _piece(
+        self, state: Choice, key: str, text: str, call: int, name: str | None
+    ) -> list[Update]:
+        """Apply a lean chunk's piece (see ``_lean``: ``Piece``'s fields), its chunk taken
+        (:meth:`_took`)."""
         if call < 0:
             return [self._append_text(state, key, text)]
         state.last = call
